@@ -1,0 +1,114 @@
+"""Events the actors publish to whoever subscribed (the TUI, `tiki ask`, tests).
+
+Subscribers are plain callables invoked on the publishing actor's thread; they must not block.
+The TUI's subscriber wraps each event in a Textual Message and calls `app.post_message`
+(thread-safe), which is the only way actor state reaches the UI.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class TabInfo:
+    """What the workspace knows about one tab (the `terminal-list --json` row, plus `id`)."""
+
+    id: int
+    name: str
+    command: list[str]
+    cwd: str
+    role: str  # "peer" | "shell"
+    running: bool
+    exit_code: int | None
+    activity: str  # "idle" | "busy" (output within the last 1.5 s)
+    active: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "command": list(self.command),
+            "cwd": self.cwd,
+            "role": self.role,
+            "running": self.running,
+            "exit_code": self.exit_code,
+            "activity": self.activity,
+            "active": self.active,
+        }
+
+
+@dataclass(frozen=True)
+class TabsChanged:
+    """A tab was created, closed, renamed, restarted, exited, or became active/idle/busy."""
+
+    tabs: list[TabInfo]
+
+
+@dataclass(frozen=True)
+class ScreenChanged:
+    """A tab's screen changed; coalesced to at most ~60 per second per tab.
+
+    `update` is a `terminals.screen.ScreenUpdate` taken on the reader thread: only the rows
+    that changed since the previous notice, plus cursor, size and history length.
+    """
+
+    tab_id: int
+    name: str
+    update: Any
+
+
+@dataclass(frozen=True)
+class TabExited:
+    tab_id: int
+    name: str
+    exit_code: int | None
+
+
+@dataclass(frozen=True)
+class ActorFailed:
+    """An actor died (pykka has no supervision); its parent noticed and reports it here."""
+
+    what: str
+    error: str
+
+
+@dataclass(frozen=True)
+class BotChat:
+    """A `tiki bot-chat` message the host accepted."""
+
+    sender: str
+    text: str
+    verified: bool
+    time: float = field(default_factory=time.time)
+
+
+class EventBus:
+    """Thread-safe fan-out of events to subscribers. A failing subscriber is dropped from
+    nothing and hurts nobody: its exception is swallowed so one bad UI hook cannot kill an actor."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: list[Callable[[object], None]] = []
+
+    def subscribe(self, callback: Callable[[object], None]) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def publish(self, event: object) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(event)
+            except Exception:  # noqa: BLE001 - a subscriber's bug must not kill the publisher
+                pass

@@ -1,0 +1,184 @@
+"""The host: the actor system behind both `tiki` (with the TUI) and `tiki serve`.
+
+It loads settings and the workspace, starts the event log, the workspace actor (and through it
+a terminal actor per tab), the extensions (reactor, bot) and the IPC server, and tears all of
+it down on every exit path: `stop()` stops every pykka actor and removes the socket.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import sysconfig
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pykka
+
+from ..protocol import paths
+from ..protocol.settings import Settings, SettingsError, parse_settings
+from .event_log import EventLog
+from .events import EventBus
+from .ipc_server import Handler, IpcServerActor
+from .workspace import WorkspaceActor
+from .workspace_file import TabEntry, default_shell, load_workspace
+
+# Optional parts, each a module with `register(host)`; a module that is not there is skipped.
+EXTENSIONS = ("tikitaka.actors.reactor_ops", "tikitaka.actors.peer_ops")
+CORE_OPS = ("tikitaka.actors.host_ops", "tikitaka.actors.terminal_ops")
+
+
+class HostError(RuntimeError):
+    """The host cannot start (bad config or workspace, socket in use); the message says why."""
+
+
+@dataclass
+class HostOptions:
+    workspace: Path | None = None
+    """`--workspace FILE`; else ./tiki.toml, else the default workspace in the config dir."""
+
+    socket: Path | None = None
+    """Socket path; default from TIKI_SOCKET or the per-user runtime directory."""
+
+    settings: Settings | None = None
+    """Settings to use instead of reading config.toml (tests, embedding)."""
+
+    extensions: tuple[str, ...] = EXTENSIONS
+
+
+def load_settings() -> Settings:
+    path = paths.settings_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        raise HostError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return parse_settings(text)
+    except SettingsError as exc:
+        raise HostError(f"{path}: {exc}") from None
+
+
+def resolve_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:
+    """The tabs to start and the file that tab changes are saved to."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise HostError(f"workspace file not found: {explicit}")
+        path = explicit
+    elif Path("tiki.toml").is_file():
+        path = Path("tiki.toml").resolve()
+    else:
+        path = paths.default_workspace()
+        if not path.is_file():
+            return [TabEntry("shell", default_shell(), os.getcwd(), "shell")], path
+    try:
+        return load_workspace(path), path
+    except Exception as exc:  # WorkspaceFileError carries the message
+        raise HostError(str(exc)) from None
+
+
+def host_bin_dir() -> str | None:
+    """The directory holding this installation's `tiki`, put on every tab's PATH."""
+    for candidate in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        if (candidate / "tiki").exists() or (candidate / "tiki.exe").exists():
+            return str(candidate)
+    return None
+
+
+class Host:
+    def __init__(self, options: HostOptions | None = None) -> None:
+        self.options = options or HostOptions()
+        self.settings = self.options.settings or load_settings()
+        self.socket_path = self.options.socket or paths.socket_path()
+        self.bus = EventBus()
+        self.event_log = EventLog(paths.event_log_file())
+        self.workspace: Any = None  # ActorProxy[WorkspaceActor] once started
+        self.workspace_path: Path | None = None
+        self._ops: dict[str, tuple[Handler, bool]] = {}
+        self._services: dict[str, Any] = {}
+        self._ipc: pykka.ActorRef[IpcServerActor] | None = None
+        self._stopped = threading.Event()
+        self._stop_lock = threading.Lock()
+        self._started = False
+
+    # -- extension points ------------------------------------------------------------------
+
+    def register_op(self, name: str, handler: Handler, streaming: bool = False) -> None:
+        self._ops[name] = (handler, streaming)
+
+    def add_service(self, name: str, service: Any) -> None:
+        self._services[name] = service
+
+    def service(self, name: str) -> Any | None:
+        return self._services.get(name)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start everything; on any failure, stop what was started and raise HostError."""
+        self._started = True
+        try:
+            self._start()
+        except BaseException as exc:
+            self.stop()
+            if isinstance(exc, HostError):
+                raise
+            from .ipc_server import HostAlreadyRunning
+
+            if isinstance(exc, HostAlreadyRunning):
+                raise HostError(str(exc)) from None
+            raise
+
+    def _start(self) -> None:
+        from .ipc_server import prepare_socket_path
+
+        prepare_socket_path(self.socket_path)  # refuse early, before any tab is spawned
+        entries, self.workspace_path = resolve_workspace(self.options.workspace)
+        self.workspace = WorkspaceActor.start(
+            bus=self.bus,
+            event_log=self.event_log,
+            settings=self.settings.terminal,
+            socket=str(self.socket_path),
+            bin_dir=host_bin_dir(),
+            save_path=self.workspace_path,
+            initial=entries,
+        ).proxy()
+        for module_name in CORE_OPS + tuple(self.options.extensions):
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name == module_name:
+                    continue
+                raise
+            module.register(self)
+        self._ipc = IpcServerActor.start(self.socket_path, self._ops, self)
+        self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
+
+    def request_stop(self) -> None:
+        """Ask the host to stop from any thread (e.g. `tiki shutdown`); returns at once."""
+        threading.Thread(target=self.stop, name="tiki-stop", daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop every actor and remove the socket. Idempotent, safe from any thread."""
+        with self._stop_lock:
+            if self._stopped.is_set():
+                return
+            if self._ipc is not None:
+                self._ipc.stop(block=True, timeout=5)
+            pykka.ActorRegistry.stop_all(block=True, timeout=10)
+            if self._ipc is not None:
+                self.socket_path.unlink(missing_ok=True)
+            if self._started:
+                self.event_log.append("host_stopped")
+            self._stopped.set()
+
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        return self._stopped.wait(timeout)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()

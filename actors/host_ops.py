@@ -1,0 +1,80 @@
+"""IPC ops about the host itself and the bot-chat wire's receiving half.
+
+`bot.chat` verifies the caller: a request that carries a tab's TIKI_TAB_TOKEN speaks as that
+tab and nothing else (claiming another tab's name is refused); a request with no token (or a
+token this host does not know) comes from outside any tab and is marked unverified.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..protocol.done import unwrap_done
+from .errors import BadArguments, TikiError
+from .events import BotChat
+from .ipc_server import OpContext
+
+MAX_MESSAGE = 64 * 1024
+
+
+def register(host: Any) -> None:
+    host.register_op("host.ping", ping)
+    host.register_op("host.info", info)
+    host.register_op("host.shutdown", shutdown)
+    host.register_op("log.tail", log_tail)
+    host.register_op("bot.chat", bot_chat)
+
+
+def ping(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"pong": True, "pid": os.getpid()}
+
+
+def info(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    host = ctx.host
+    return {
+        "pid": os.getpid(),
+        "socket": str(host.socket_path),
+        "workspace": str(host.workspace_path) if host.workspace_path else None,
+        "tabs": len(host.workspace.names().get(timeout=5)),
+    }
+
+
+def shutdown(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    ctx.host.request_stop()  # after this reply is sent; stop() waits for the IPC actor
+    return {"stopping": True}
+
+
+def log_tail(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    last = args.get("last")
+    if last is not None and (not isinstance(last, int) or last < 1):
+        raise BadArguments("'last' must be a positive integer")
+    return {"events": ctx.host.event_log.tail(last)}
+
+
+def bot_chat(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    message = args.get("message")
+    claimed = args.get("from")
+    if not isinstance(message, str):
+        raise BadArguments("bot.chat needs a string 'message'")
+    if len(message) > MAX_MESSAGE:
+        raise BadArguments(f"message is {len(message)} characters; the limit is {MAX_MESSAGE} (put long output in a file and send its path)")
+    if claimed is not None and (not isinstance(claimed, str) or not claimed.strip()):
+        raise BadArguments("'from' must be a non-empty string")
+    caller = ctx.caller
+    if caller is not None:
+        known = [caller["name"], *caller["former_names"]]
+        if claimed is not None and claimed.casefold() not in {n.casefold() for n in known}:
+            raise TikiError(
+                f"refused: this request comes from tab '{caller['name']}' but claims to be "
+                f"'{claimed}'; a tab can only speak as itself (drop --from, or use --from {caller['name']})"
+            )
+        sender, verified = caller["name"], True
+    else:
+        if claimed is None:
+            raise BadArguments("--from NAME is required outside a tikitaka tab")
+        sender, verified = claimed.strip(), False
+    text = unwrap_done(message)
+    entry = ctx.host.event_log.append("bot_chat", sender=sender, text=text, verified=verified)
+    ctx.host.bus.publish(BotChat(sender, text, verified, entry["time"]))
+    return {"accepted": True, "from": sender, "verified": verified, "text": text}

@@ -1,0 +1,277 @@
+"""The workspace: the registry of tabs by unique, case-insensitive name.
+
+It creates, closes, renames and restarts tabs (each a `TerminalActor`), knows which tab owns
+which `TIKI_TAB_TOKEN`, notices terminal actors that died, and saves every change to the
+workspace file in use so the next launch restores the same tabs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pykka
+
+from ..protocol.settings import TerminalSettings
+from ..terminals.env import new_tab_token
+from .errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
+from .event_log import EventLog
+from .events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
+from .terminal import TabSpec, TerminalActor
+from .workspace_file import TabEntry, default_role, default_shell, save_workspace
+
+NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
+ASK_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class TabHandle:
+    """A tab as callers use it: identity plus a proxy to its terminal actor."""
+
+    id: int
+    name: str
+    role: str
+    command: list[str]
+    terminal: Any  # ActorProxy[TerminalActor]
+
+
+@dataclass
+class _Tab:
+    id: int
+    name: str
+    command: list[str]
+    cwd: str
+    role: str
+    token: str
+    ref: pykka.ActorRef[TerminalActor]
+    former_names: list[str] = field(default_factory=list)
+
+
+class WorkspaceActor(pykka.ThreadingActor):
+    def __init__(
+        self,
+        *,
+        bus: EventBus,
+        event_log: EventLog,
+        settings: TerminalSettings,
+        socket: str,
+        bin_dir: str | None,
+        save_path: Path | None,
+        initial: list[TabEntry],
+    ) -> None:
+        super().__init__()
+        self._bus = bus
+        self._log = event_log
+        self._settings = settings
+        self._socket = socket
+        self._bin_dir = bin_dir
+        self._save_path = save_path
+        self._initial = initial
+        self._tabs: list[_Tab] = []
+        self._next_id = 1
+        self._active: int | None = None
+        self._unsubscribe = lambda: None
+
+    def on_start(self) -> None:
+        self._unsubscribe = self._bus.subscribe(self._on_bus_event)
+        for entry in self._initial:
+            try:
+                self._add(entry.name, entry.command, entry.cwd, entry.role, save=False)
+            except (SpawnFailed, TabExists, InvalidTabName) as exc:
+                # One broken entry must not cost the user the rest of the workspace.
+                self._log.append("tab_error", tab=entry.name, detail=exc.message)
+                self._bus.publish(ActorFailed(f"tab '{entry.name}'", exc.message))
+
+    def on_stop(self) -> None:
+        self._unsubscribe()
+        for tab in self._tabs:
+            tab.ref.stop(block=False)
+
+    def _on_bus_event(self, event: object) -> None:
+        # Runs on a terminal's thread: hand over to our own mailbox, never block there.
+        if isinstance(event, TabExited):
+            try:
+                self.actor_ref.proxy()._tab_exited(event.tab_id, event.exit_code)
+            except pykka.ActorDeadError:
+                pass
+
+    def _tab_exited(self, tab_id: int, exit_code: int | None) -> None:
+        tab = self._by_id(tab_id)
+        if tab is not None:
+            self._log.append("tab_exited", tab=tab.name, detail=f"exit code {exit_code}")
+            self._publish()
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def _by_id(self, tab_id: int) -> _Tab | None:
+        return next((tab for tab in self._tabs if tab.id == tab_id), None)
+
+    def _find(self, name: str) -> _Tab:
+        wanted = name.casefold()
+        for tab in self._tabs:
+            if tab.name.casefold() == wanted:
+                return tab
+        raise UnknownTab(name, [tab.name for tab in self._tabs])
+
+    def names(self) -> list[str]:
+        return [tab.name for tab in self._tabs]
+
+    def get(self, name: str) -> TabHandle:
+        tab = self._find(name)
+        return TabHandle(tab.id, tab.name, tab.role, list(tab.command), tab.ref.proxy())
+
+    def caller_for_token(self, token: str | None) -> dict[str, Any] | None:
+        """The tab a TIKI_TAB_TOKEN belongs to: its name and the names it had before."""
+        if not token:
+            return None
+        for tab in self._tabs:
+            if tab.token == token:
+                return {"name": tab.name, "former_names": list(tab.former_names)}
+        return None
+
+    def active(self) -> str | None:
+        tab = self._by_id(self._active) if self._active is not None else None
+        return tab.name if tab else None
+
+    def list_tabs(self) -> list[TabInfo]:
+        infos = []
+        for tab in self._tabs:
+            status = self._terminal_status(tab)
+            infos.append(
+                TabInfo(
+                    id=tab.id,
+                    name=tab.name,
+                    command=list(tab.command),
+                    cwd=tab.cwd,
+                    role=tab.role,
+                    running=status["running"],
+                    exit_code=status["exit_code"],
+                    activity=status["activity"],
+                    active=tab.id == self._active,
+                )
+            )
+        return infos
+
+    def _terminal_status(self, tab: _Tab) -> dict[str, Any]:
+        try:
+            return tab.ref.proxy().status().get(timeout=ASK_TIMEOUT)
+        except pykka.ActorDeadError:
+            # pykka has no supervision: a dead terminal actor shows as exited until restarted.
+            return {"running": False, "exit_code": None, "activity": "idle"}
+
+    def _info(self, tab: _Tab) -> TabInfo:
+        return next(info for info in self.list_tabs() if info.id == tab.id)
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def _check_name(self, name: str, ignore: _Tab | None = None) -> None:
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            raise InvalidTabName(
+                f"invalid tab name {name!r}: use 1-40 letters, digits, '_', '-' or '.' (no spaces)"
+            )
+        for tab in self._tabs:
+            if tab is not ignore and tab.name.casefold() == name.casefold():
+                raise TabExists(tab.name)
+
+    def _add(self, name: str, command: list[str], cwd: str, role: str, *, save: bool = True) -> _Tab:
+        self._check_name(name)
+        if not os.path.isdir(cwd):
+            raise SpawnFailed(f"cannot start tab '{name}': no such directory: {cwd}")
+        spec = TabSpec(
+            tab_id=self._next_id,
+            name=name,
+            command=list(command),
+            cwd=cwd,
+            role=role,
+            token=new_tab_token(),
+            socket=self._socket,
+            bin_dir=self._bin_dir,
+            base_env=dict(os.environ),
+        )
+        ref = self._start_terminal(spec)
+        tab = _Tab(spec.tab_id, name, list(command), cwd, role, spec.token, ref)
+        self._next_id += 1
+        self._tabs.append(tab)
+        if self._active is None:
+            self._active = tab.id
+        self._log.append("tab_new", tab=name, detail=" ".join(command))
+        if save:
+            self._save()
+        self._publish()
+        return tab
+
+    def _start_terminal(self, spec: TabSpec) -> pykka.ActorRef[TerminalActor]:
+        ref = TerminalActor.start(spec, self._settings, self._bus)
+        try:
+            ref.proxy().start_child().get(timeout=ASK_TIMEOUT)
+        except BaseException:
+            ref.stop(block=False)
+            raise
+        return ref
+
+    def create_tab(
+        self,
+        name: str,
+        command: list[str] | None = None,
+        cwd: str | None = None,
+        role: str | None = None,
+    ) -> TabInfo:
+        command = list(command) if command else default_shell()
+        cwd = os.path.abspath(os.path.expanduser(cwd)) if cwd else os.getcwd()
+        if role not in (None, "peer", "shell"):
+            raise InvalidTabName(f"role must be 'peer' or 'shell', not {role!r}")
+        return self._info(self._add(name, command, cwd, role or default_role(command)))
+
+    def close_tab(self, name: str) -> None:
+        tab = self._find(name)
+        self._tabs.remove(tab)
+        tab.ref.stop(block=False)
+        if self._active == tab.id:
+            self._active = self._tabs[0].id if self._tabs else None
+        self._log.append("tab_closed", tab=tab.name)
+        self._save()
+        self._publish()
+
+    def rename_tab(self, old: str, new: str) -> TabInfo:
+        tab = self._find(old)
+        self._check_name(new, ignore=tab)
+        previous = tab.name
+        if previous != new:
+            tab.former_names.append(previous)
+        tab.name = new
+        tab.ref.proxy().set_name(new).get(timeout=ASK_TIMEOUT)
+        self._log.append("tab_renamed", tab=new, detail=f"was {previous}")
+        self._save()
+        self._publish()
+        return self._info(tab)
+
+    def restart_tab(self, name: str) -> TabInfo:
+        tab = self._find(name)
+        if not tab.ref.is_alive():
+            spec = TabSpec(tab.id, tab.name, tab.command, tab.cwd, tab.role, tab.token,
+                           self._socket, self._bin_dir, dict(os.environ))
+            tab.ref = self._start_terminal(spec)
+        else:
+            tab.ref.proxy().restart().get(timeout=ASK_TIMEOUT)
+        self._log.append("tab_restarted", tab=tab.name)
+        self._publish()
+        return self._info(tab)
+
+    def set_active(self, name: str) -> None:
+        self._active = self._find(name).id
+        self._publish()
+
+    def _publish(self) -> None:
+        self._bus.publish(TabsChanged(self.list_tabs()))
+
+    def _save(self) -> None:
+        if self._save_path is None:
+            return
+        entries = [TabEntry(t.name, t.command, t.cwd, t.role) for t in self._tabs]
+        try:
+            save_workspace(self._save_path, entries)
+        except OSError as exc:
+            self._log.append("workspace_save_failed", detail=f"{self._save_path}: {exc.strerror}")

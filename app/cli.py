@@ -1,0 +1,79 @@
+"""`tiki`: the command line. With no subcommand it launches the TUI.
+
+Each area's subcommands live in their own module exposing `add_commands(subparsers)`; every
+handler returns an exit code (0 ok, 1 refused/failed, 2 usage, 3 no host, 4 timed out).
+This module and the command modules import no Textual and no LLM client at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from ..protocol import ipc
+
+COMMAND_MODULES = (
+    "tikitaka.app.terminal_commands",
+    "tikitaka.app.host_commands",
+    "tikitaka.app.agent_commands",
+    "tikitaka.app.peer_commands",
+)
+
+DESCRIPTION = """\
+tikitaka: a terminal workspace where a local LLM coordinator and the CLI AIs in your tabs
+talk to each other. Run `tiki` for the TUI, `tiki serve` for a headless host; every other
+command talks to the running host over its local socket (TIKI_SOCKET)."""
+
+EPILOG = """\
+exit codes: 0 ok, 1 the host refused or failed, 2 usage, 3 no host reachable, 4 timed out.
+`tiki help peer` prints the briefing for an AI running in a tab."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with the usage line
+        self.print_usage(sys.stderr)
+        self.exit(ipc.EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tiki", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--workspace", type=Path, metavar="FILE",
+                        help="workspace TOML for the TUI (default ./tiki.toml, else the saved workspace)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        module.add_commands(subparsers)
+    parser.set_defaults(func=None, parser=parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from importlib.metadata import version
+
+        print(f"tikitaka {version('tikitaka')}")
+        return 0
+    if args.func is None:
+        from .tui import run_tui  # imported only here: the TUI pulls in Textual
+
+        return run_tui(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""`tiki serve`, `shutdown`, `bot-chat`, `log`, `help` and `doctor`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from importlib import resources
+from typing import Any
+
+from ..protocol import ipc, paths
+from .output import fail, print_json, request
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the host without a UI (same actors and socket as the TUI)")
+    p.add_argument("--workspace", type=_path, metavar="FILE",
+                   help="workspace TOML (default ./tiki.toml, else the saved workspace, else one shell tab)")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
+    p.set_defaults(func=cmd_shutdown)
+
+    p = sub.add_parser("bot-chat", help='send a message to the coordinator: bot-chat "DONE(42)" --from Claude')
+    p.add_argument("message", nargs="+", help="words are joined with spaces; DONE(...) is unwrapped")
+    p.add_argument("--from", dest="sender", metavar="NAME",
+                   help="your tab name (default $TIKI_TAB; required outside a tab)")
+    p.set_defaults(func=cmd_bot_chat)
+
+    p = sub.add_parser("log", help="print the event log, oldest first")
+    p.add_argument("--last", type=int, metavar="N", help="only the last N events")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(func=cmd_log)
+
+    p = sub.add_parser("help", help="usage; `help peer` is the briefing a peer AI reads")
+    p.add_argument("topic", nargs="?", help="peer, or a command name")
+    p.set_defaults(func=cmd_help)
+
+    p = sub.add_parser("doctor", help="check that this machine can run tikitaka")
+    p.set_defaults(func=cmd_doctor)
+
+
+def _path(value: str):
+    from pathlib import Path
+
+    return Path(value).expanduser().resolve()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ..actors.host import Host, HostError, HostOptions
+
+    try:
+        host = Host(HostOptions(workspace=args.workspace))
+        host.start()
+    except HostError as exc:
+        return fail(str(exc))
+
+    def on_signal(signum: int, frame: Any) -> None:
+        host.request_stop()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, on_signal)
+    tabs = ", ".join(host.workspace.names().get(timeout=10))
+    print(f"tiki host ready on {host.socket_path} (tabs: {tabs}); stop with `tiki shutdown` or ctrl+c",
+          file=sys.stderr, flush=True)
+    try:
+        while not host.wait_stopped(0.5):
+            pass
+    finally:
+        host.stop()
+    return 0
+
+
+def cmd_shutdown(args: argparse.Namespace) -> int:
+    code, _ = request("host.shutdown")
+    if code == 0:
+        print("host stopping")
+    return code
+
+
+def cmd_bot_chat(args: argparse.Namespace) -> int:
+    sender = args.sender or os.environ.get("TIKI_TAB")
+    payload: dict[str, Any] = {"message": " ".join(args.message)}
+    if sender:
+        payload["from"] = sender
+    elif not os.environ.get("TIKI_TAB_TOKEN"):
+        return fail("--from NAME is required outside a tikitaka tab", ipc.EXIT_USAGE)
+    code, result = request("bot.chat", payload)
+    if code == 0:
+        note = "" if result["verified"] else " (unverified: sent from outside any tab)"
+        print(f"delivered as {result['from']}{note}")
+    return code
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    from ..actors.event_log import format_event, read_events
+
+    if args.last is not None and args.last < 1:
+        return fail("--last must be a positive number", ipc.EXIT_USAGE)
+    events = read_events(paths.event_log_file(), args.last)
+    for entry in events:
+        print(print_json_line(entry) if args.json else format_event(entry))
+    return 0
+
+
+def print_json_line(entry: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(entry, ensure_ascii=False)
+
+
+def peer_briefing() -> str:
+    return resources.files("tikitaka.assets").joinpath("peer_briefing.md").read_text(encoding="utf-8")
+
+
+def cmd_help(args: argparse.Namespace) -> int:
+    parser = args.parser
+    if args.topic is None:
+        parser.print_help()
+        return 0
+    if args.topic == "peer":
+        print(peer_briefing())
+        return 0
+    choices = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if args.topic in choices:
+        choices[args.topic].print_help()
+        return 0
+    return fail(f"no help topic {args.topic!r}; try `tiki help`, `tiki help peer` or `tiki help COMMAND`",
+                ipc.EXIT_USAGE)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import run_checks
+
+    checks = run_checks()
+    for name, ok, detail in checks:
+        print(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}")
+    return 0 if all(ok for _, ok, _ in checks) else 1
+
+
+__all__ = ["add_commands", "print_json"]

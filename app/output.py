@@ -1,0 +1,32 @@
+"""Turning host replies and client errors into what a user reads, and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable
+
+from ..protocol import ipc
+from .client import ClientTimeout, HostError, NoHost, call
+
+
+def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
+    print(f"tiki: {message}", file=sys.stderr)
+    return code
+
+
+def request(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0,
+            on_event: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, Any]:
+    """Call the host; returns (exit code, result). Errors are printed here, once."""
+    try:
+        return ipc.EXIT_OK, call(op, args, timeout=timeout, on_event=on_event)
+    except NoHost as exc:
+        return fail(str(exc), ipc.EXIT_NO_HOST), None
+    except ClientTimeout as exc:
+        return fail(str(exc), ipc.EXIT_TIMEOUT), None
+    except HostError as exc:
+        return fail(exc.message, ipc.exit_code_for(exc.code)), None
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))

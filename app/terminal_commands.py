@@ -1,0 +1,123 @@
+"""`tiki terminal-*`: list, create, close, rename, restart, read, type into and wait on tabs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .output import print_json, request
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("terminal-list", help="list the tabs")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [-- COMMAND ...]")
+    p.add_argument("name")
+    p.add_argument("--cwd", metavar="DIR", help="working directory (default: the host's)")
+    p.add_argument("--role", choices=("peer", "shell"),
+                   help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="argv to run (default: $SHELL)")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
+    p.add_argument("name")
+    p.set_defaults(func=lambda a: _simple("terminal.close", {"name": a.name}, f"closed {a.name}"))
+
+    p = sub.add_parser("terminal-rename", help="rename a tab (its handshake state follows)")
+    p.add_argument("name")
+    p.add_argument("new_name")
+    p.set_defaults(func=lambda a: _simple("terminal.rename", {"name": a.name, "new_name": a.new_name},
+                                          f"renamed {a.name} to {a.new_name}"))
+
+    p = sub.add_parser("terminal-restart", help="restart a tab's command")
+    p.add_argument("name")
+    p.set_defaults(func=lambda a: _simple("terminal.restart", {"name": a.name}, f"restarted {a.name}"))
+
+    p = sub.add_parser("terminal-read", help="print a tab's last lines (scrollback + screen, plain text)")
+    p.add_argument("name")
+    p.add_argument("--lines", type=int, default=40, metavar="N", help="how many lines (default 40)")
+    p.add_argument("--json", action="store_true", help="with cursor, title and alt_screen")
+    p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("terminal-send", help="type text into a tab, then Enter")
+    p.add_argument("name")
+    p.add_argument("text", nargs="+", help="words are joined with spaces")
+    p.add_argument("--no-enter", action="store_true", help="type the text without pressing Enter")
+    p.set_defaults(func=cmd_send)
+
+    p = sub.add_parser("terminal-key", help="press named keys in a tab (enter, esc, up, ctrl+c, ...)")
+    p.add_argument("name")
+    p.add_argument("keys", nargs="+", metavar="KEY")
+    p.set_defaults(func=cmd_key)
+
+    p = sub.add_parser("terminal-wait", help="wait until a tab has printed nothing for a while")
+    p.add_argument("name")
+    p.add_argument("--idle-ms", type=int, default=1500, help="quiet time that counts as idle (default 1500)")
+    p.add_argument("--timeout-ms", type=int, default=60000, help="give up after this long (default 60000; exit 4)")
+    p.set_defaults(func=cmd_wait)
+
+
+def _simple(op: str, args: dict[str, Any], message: str) -> int:
+    code, _ = request(op, args)
+    if code == 0:
+        print(message)
+    return code
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    code, result = request("terminal.list")
+    if code:
+        return code
+    if args.json:
+        print_json(result)
+        return 0
+    rows = result["terminals"]
+    width = max([len(t["name"]) for t in rows] + [4])
+    for tab in rows:
+        state = "running" if tab["running"] else f"exited ({tab['exit_code']})"
+        mark = "*" if tab["active"] else " "
+        print(f"{mark} {tab['name']:<{width}}  {tab['role']:<5}  {state:<12} {tab['activity']:<4}  {' '.join(tab['command'])}")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    command = [part for part in args.cmd if part != "--"] if args.cmd else None
+    payload: dict[str, Any] = {"name": args.name, "command": command or None, "cwd": args.cwd}
+    if args.role:
+        payload["role"] = args.role
+    code, tab = request("terminal.new", payload)
+    if code == 0:
+        print(f"opened {tab['name']} ({tab['role']}): {' '.join(tab['command'])}")
+    return code
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    code, result = request("terminal.read", {"name": args.name, "lines": args.lines})
+    if code:
+        return code
+    if args.json:
+        print_json(result)
+    else:
+        print(result["text"])
+    return 0
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    code, _ = request("terminal.send", {"name": args.name, "text": " ".join(args.text), "enter": not args.no_enter})
+    return code
+
+
+def cmd_key(args: argparse.Namespace) -> int:
+    code, _ = request("terminal.key", {"name": args.name, "keys": args.keys})
+    return code
+
+
+def cmd_wait(args: argparse.Namespace) -> int:
+    timeout = args.timeout_ms / 1000 + 10  # the host times out first and says so (exit 4)
+    code, result = request("terminal.wait", {"name": args.name, "idle_ms": args.idle_ms,
+                                             "timeout_ms": args.timeout_ms}, timeout=timeout)
+    if code == 0:
+        print(f"{result['name']} idle after {result['waited_ms']} ms")
+    return code

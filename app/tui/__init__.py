@@ -1,0 +1,1 @@
+"""The Textual UI: tab bar, terminal view and agent panel, grouped by screen area."""

@@ -1,0 +1,57 @@
+"""Where tikitaka keeps things, in one place (computed only; callers create directories).
+
+- config: `$XDG_CONFIG_HOME/tikitaka` (settings, the default workspace `workspace.toml`)
+- state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts)
+- runtime: `$XDG_RUNTIME_DIR/tikitaka` or a per-user temp directory (the host's socket)
+
+`TIKI_CONFIG_DIR`, `TIKI_STATE_DIR` and `TIKI_SOCKET` override them (tests use these).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+APP = "tikitaka"
+
+
+def config_dir() -> Path:
+    override = os.environ.get("TIKI_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir(APP, appauthor=False))
+
+
+def state_dir() -> Path:
+    override = os.environ.get("TIKI_STATE_DIR")
+    return Path(override) if override else Path(platformdirs.user_state_dir(APP, appauthor=False))
+
+
+def runtime_dir() -> Path:
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isdir(xdg):
+        return Path(xdg) / APP
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"{APP}-{uid}"
+
+
+def socket_path() -> Path:
+    override = os.environ.get("TIKI_SOCKET")
+    return Path(override) if override else runtime_dir() / "tiki.sock"
+
+
+def default_workspace() -> Path:
+    return config_dir() / "workspace.toml"
+
+
+def settings_file() -> Path:
+    return config_dir() / "config.toml"
+
+
+def event_log_file() -> Path:
+    return state_dir() / "events.jsonl"
+
+
+def transcripts_dir() -> Path:
+    return state_dir() / "transcripts"

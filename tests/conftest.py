@@ -1,0 +1,122 @@
+"""Shared fixtures: an isolated environment and a real `tiki serve` host in a subprocess.
+
+Every test gets its own socket, config and state directories, so nothing touches the user's
+real ones and tests never see each other's hosts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+BIN = Path(sys.executable).parent
+TIKI = str(BIN / "tiki")
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "condition") -> Any:
+    """Poll until `predicate()` is truthy; fail the test with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last value: {last!r})")
+
+
+@pytest.fixture
+def tiki_env(tmp_path: Path) -> dict[str, str]:
+    # AF_UNIX paths are limited to ~100 bytes: keep the socket in a short directory.
+    sock_dir = tempfile.mkdtemp(prefix="tk-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX"))}
+    env.update(
+        TIKI_SOCKET=os.path.join(sock_dir, "s"),
+        TIKI_CONFIG_DIR=str(tmp_path / "config"),
+        TIKI_STATE_DIR=str(tmp_path / "state"),
+        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        SHELL="/bin/bash",
+        OLLAMA_HOST="http://127.0.0.1:9",  # never a real server by accident
+    )
+    yield env
+    shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+class Host:
+    """A `tiki serve` subprocess and a way to run `tiki` commands against it."""
+
+    def __init__(self, env: dict[str, str], workspace: Path, cwd: Path) -> None:
+        self.env = env
+        self.workspace = workspace
+        self.cwd = cwd
+        self.stderr_path = cwd / "serve.stderr"
+        self.proc = subprocess.Popen(
+            [TIKI, "serve", "--workspace", str(workspace)],
+            env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(self.stderr_path, "wb"),
+        )
+        wait_until(self._ready, 20, what=f"tiki serve to answer (stderr: {self.stderr()!r})")
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+
+    def _ready(self) -> bool:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"tiki serve exited with {self.proc.returncode}: {self.stderr()}")
+        return self.run("terminal-list").returncode == 0
+
+    def run(self, *args: str, timeout: float = 60, env: dict[str, str] | None = None,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([TIKI, *args], env=env or self.env, cwd=self.cwd, capture_output=True,
+                              text=True, timeout=timeout, input=input)
+
+    def json(self, *args: str) -> Any:
+        result = self.run(*args, "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def read(self, name: str, lines: int = 40) -> str:
+        result = self.run("terminal-read", name, "--lines", str(lines))
+        return result.stdout if result.returncode == 0 else ""
+
+    def wait_text(self, name: str, needle: str, timeout: float = 15, lines: int = 200) -> str:
+        return wait_until(lambda: (text := self.read(name, lines)) and needle in text and text,
+                          timeout, 0.05, what=f"{needle!r} in tab {name}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.run("shutdown", timeout=15)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+@pytest.fixture
+def serve(tiki_env: dict[str, str], tmp_path: Path):
+    """Start `tiki serve` on a workspace given as TOML text; stopped at teardown."""
+    hosts: list[Host] = []
+
+    def start(workspace_toml: str, env: dict[str, str] | None = None) -> Host:
+        path = tmp_path / f"workspace{len(hosts)}.toml"
+        path.write_text(workspace_toml)
+        host = Host(env or tiki_env, path, tmp_path)
+        hosts.append(host)
+        return host
+
+    yield start
+    for host in hosts:
+        host.stop()
+
+
+BASH_TAB = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n'
