@@ -41,7 +41,7 @@ def info(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def shutdown(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    ctx.host.request_stop()  # after this reply is sent; stop() waits for the IPC actor
+    ctx.after_reply.append(ctx.host.request_stop)  # answer first, then stop
     return {"stopping": True}
 
 

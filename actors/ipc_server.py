@@ -13,7 +13,7 @@ import socket
 import stat
 import threading
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,6 +38,8 @@ class OpContext:
     token: str | None
     emit: Callable[[dict[str, Any]], None]
     request_id: str
+    after_reply: list[Callable[[], None]] = field(default_factory=list)
+    """Callbacks run once the final reply has been sent (e.g. shutting the host down)."""
 
     @property
     def caller(self) -> dict[str, Any] | None:
@@ -146,14 +148,19 @@ class IpcServerActor(pykka.ThreadingActor):
             if line is None:
                 return  # the client went away without asking anything
             conn.settimeout(None)
-            _send(conn, self._answer(conn, line))
+            after_reply: list[Callable[[], None]] = []
+            try:
+                _send(conn, self._answer(conn, line, after_reply))
+            finally:
+                for callback in after_reply:
+                    callback()
         except OSError:
             pass  # the client hung up mid-answer; nothing to tell anyone
         finally:
             conn.close()
             self._slots.release()
 
-    def _answer(self, conn: socket.socket, line: bytes) -> bytes:
+    def _answer(self, conn: socket.socket, line: bytes, after_reply: list[Callable[[], None]]) -> bytes:
         try:
             request = ipc.decode_request(line)
         except ipc.FrameError as exc:
@@ -167,7 +174,7 @@ class IpcServerActor(pykka.ThreadingActor):
         def emit(event: dict[str, Any]) -> None:
             _send(conn, ipc.event_frame(request.id, event))
 
-        ctx = OpContext(self._host, request.token, emit, request.id)
+        ctx = OpContext(self._host, request.token, emit, request.id, after_reply)
         try:
             result = handler(ctx, request.args)
             return ipc.ok_frame(request.id, result)

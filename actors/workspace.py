@@ -94,11 +94,11 @@ class WorkspaceActor(pykka.ThreadingActor):
         # Runs on a terminal's thread: hand over to our own mailbox, never block there.
         if isinstance(event, TabExited):
             try:
-                self.actor_ref.proxy()._tab_exited(event.tab_id, event.exit_code)
+                self.actor_ref.proxy().tab_exited(event.tab_id, event.exit_code)
             except pykka.ActorDeadError:
                 pass
 
-    def _tab_exited(self, tab_id: int, exit_code: int | None) -> None:
+    def tab_exited(self, tab_id: int, exit_code: int | None) -> None:
         tab = self._by_id(tab_id)
         if tab is not None:
             self._log.append("tab_exited", tab=tab.name, detail=f"exit code {exit_code}")

@@ -86,10 +86,10 @@ def test_bot_chat_from_outside_is_unverified_and_unwrapped(serve):
 def test_tab_cannot_speak_as_another_tab(serve):
     host = serve(BASH_TAB + '[[tab]]\nname = "Claude"\ncommand = ["bash", "--norc"]\nrole = "peer"\n')
     host.run("terminal-send", "sh", 'tiki bot-chat "hi" --from Claude; echo "spoof-rc=$?"')
-    text = host.wait_text("sh", "spoof-rc=")
-    assert "spoof-rc=1" in text and "can only speak as itself" in text
+    text = host.wait_text("sh", "spoof-rc=1")
+    assert "can only speak as itself" in text
     host.run("terminal-send", "sh", 'tiki bot-chat "DONE(from the shell)"; echo "own-rc=$?"')
-    assert "own-rc=0" in host.wait_text("sh", "own-rc=")
+    host.wait_text("sh", "own-rc=0")
     lines = host.run("log").stdout.splitlines()
     assert any("[sh] from the shell" in line and "unverified" not in line for line in lines)
     assert not any("[Claude] hi" in line for line in lines)

@@ -41,7 +41,7 @@ def test_alternate_screen_leaves_primary_as_it_was(serve):
     host = serve(BASH_TAB)
     host.run("terminal-send", "sh", "echo before-alt")
     host.wait_text("sh", "before-alt")
-    host.run("terminal-send", "sh", r"printf '\e[?1049h\e[2J\e[Halt-content'; read x; printf '\e[?1049l'")
+    host.run("terminal-send", "sh", r"printf '\e[?1049h\e[2J\e[Halt-con''tent'; read x; printf '\e[?1049l'")
     wait_until(lambda: host.json("terminal-read", "sh")["alt_screen"], what="alternate screen")
     during = host.json("terminal-read", "sh")
     assert "alt-content" in during["text"] and "before-alt" not in during["text"]
@@ -54,7 +54,7 @@ def test_alternate_screen_leaves_primary_as_it_was(serve):
 
 def test_ctrl_c_interrupts_sleep(serve):
     host = serve(BASH_TAB)
-    host.run("terminal-send", "sh", "sleep 300; echo sleep-finished")
+    host.run("terminal-send", "sh", "sleep 300; echo sleep-fin''ished")
     wait_until(lambda: "sleep 300" in host.read("sh"), what="sleep started")
     assert host.run("terminal-key", "sh", "ctrl+c").returncode == 0
     host.run("terminal-send", "sh", "echo interrupted-$((2+3))")
@@ -146,11 +146,18 @@ def test_no_host_and_usage_exit_codes(tiki_env, serve):
     assert usage.returncode == 2
 
 
-def test_terminal_send_uses_bracketed_paste_when_enabled(serve):
+def test_terminal_send_uses_bracketed_paste_when_enabled(serve, tmp_path):
+    script = tmp_path / "paste_probe.py"
+    script.write_text(
+        "import sys, tty\n"
+        "sys.stdout.write('\\x1b[?2004hREADY\\n'); sys.stdout.flush()\n"
+        "tty.setraw(0)\n"
+        "data = sys.stdin.buffer.read1(100)\n"
+        "print('GOT', repr(data), flush=True)\n"
+    )
     host = serve(BASH_TAB)
-    script = "import sys,tty; sys.stdout.write('\\x1b[?2004h'); sys.stdout.flush(); tty.setraw(0); print(repr(sys.stdin.buffer.read1(100)), flush=True)"
-    host.run("terminal-send", "sh", f'python3 -c "{script}"')
-    wait_until(lambda: "2004h" not in host.read("sh") and "python3 -c" in host.read("sh"), what="python started")
+    host.run("terminal-send", "sh", f"python3 {script}")
+    host.wait_text("sh", "READY")
     host.run("terminal-send", "sh", "pasted", "--no-enter")
-    text = host.wait_text("sh", "pasted'")
-    assert re.search(r"\\x1b\[200~pasted\\x1b\[201~", text), text
+    text = host.wait_text("sh", "GOT")
+    assert r"GOT b'\x1b[200~pasted\x1b[201~'" in text, text

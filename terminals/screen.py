@@ -1,0 +1,226 @@
+"""The VT screen of one tab, on pyavt (asciinema's Rust `avt`), behind a small interface.
+
+Bytes go in undecoded: an incremental UTF-8 decoder keeps a multi-byte character that is
+split across two reads whole. Out come styled rows (for the UI), plain text of the last N
+lines of scrollback and screen (for `terminal-read` and the coordinator), the cursor, the
+title, the modes, the rows that changed since the last look, and the replies to device
+queries (DA1, DSR 6n) that the caller writes back to the child.
+"""
+
+from __future__ import annotations
+
+import codecs
+import time
+from dataclasses import dataclass
+from typing import Union
+
+import avt
+
+from .sequences import ModeScanner
+
+Color = Union[int, tuple[int, int, int]]
+DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
+HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
+
+
+@dataclass(frozen=True, slots=True)
+class CellStyle:
+    fg: Color | None = None
+    bg: Color | None = None
+    bold: bool = False
+    faint: bool = False
+    italic: bool = False
+    underline: bool = False
+    strike: bool = False
+    blink: bool = False
+    inverse: bool = False
+
+
+DEFAULT_STYLE = CellStyle()
+Segment = tuple[str, CellStyle]  # a run of cells in one style; a wide character appears once
+StyledLine = tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class ScreenUpdate:
+    cols: int
+    rows: int
+    lines: dict[int, StyledLine]  # view rows that changed (every row when full)
+    full: bool
+    cursor: tuple[int, int, bool]  # row, col, visible
+    history: int  # scrollback lines above the view (0 on the alternate screen)
+    alt_screen: bool
+    title: str
+    bracketed_paste: bool
+    app_cursor_keys: bool
+
+
+def _color(color: object) -> Color | None:
+    if color is None:
+        return None
+    if isinstance(color, avt.Color.RGB):
+        return (color[0], color[1], color[2])
+    return color[0]  # Indexed
+
+
+def _style(pen: avt.Pen) -> CellStyle:
+    if pen.is_default():
+        return DEFAULT_STYLE
+    return CellStyle(
+        _color(pen.foreground), _color(pen.background), pen.bold, pen.faint, pen.italic,
+        pen.underline, pen.strikethrough, pen.blink, pen.inverse,
+    )
+
+
+def _same_pen(a: avt.Cell, b: avt.Cell) -> bool:
+    return a.pen == b.pen
+
+
+def styled_line(line: avt.Line) -> StyledLine:
+    segments = []
+    for chunk in line.chunks(lambda a, b: not _same_pen(a, b)):
+        text = "".join(cell.char for cell in chunk if cell.width)  # width 0 = a wide char's spacer
+        if text:
+            segments.append((text, _style(chunk[0].pen)))
+    return tuple(segments)
+
+
+class Screen:
+    def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
+        self._vt = avt.Vt(cols, rows, scrollback_limit=scrollback)
+        self._cols, self._rows = cols, rows
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._modes = ModeScanner()
+        self._dirty: set[int] = set(range(rows))
+        self._history = 0
+        self._history_checked = 0.0
+
+    # -- input -----------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> bytes:
+        """Feed child output; returns the replies to device queries, to write back."""
+        text = self._decoder.decode(data)
+        if not text:
+            return b""
+        queries = self._modes.scan(text)
+        if not queries:
+            self._feed_text(text)
+            return b""
+        replies = []
+        start = 0
+        for query in queries:  # feed up to each query so DSR reports the cursor at that point
+            self._feed_text(text[start:query.end])
+            start = query.end
+            if query.kind == "da1":
+                replies.append(DA1_REPLY)
+            else:
+                row, col = self._vt.cursor.row, self._vt.cursor.col
+                replies.append(f"\x1b[{row + 1};{col + 1}R")
+        self._feed_text(text[start:])
+        return "".join(replies).encode()
+
+    def _feed_text(self, text: str) -> None:
+        if text:
+            changed, _evicted = self._vt.feed_str(text)
+            self._dirty.update(changed)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self._vt.resize(cols, rows)
+        self._cols, self._rows = cols, rows
+        self._dirty = set(range(rows))
+        self._history_checked = 0.0
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def cols(self) -> int:
+        return self._cols
+
+    @property
+    def rows(self) -> int:
+        return self._rows
+
+    @property
+    def cursor(self) -> tuple[int, int, bool]:
+        cursor = self._vt.cursor
+        return cursor.row, cursor.col, cursor.visible
+
+    @property
+    def title(self) -> str:
+        return self._modes.title
+
+    @property
+    def alt_screen(self) -> bool:
+        return self._modes.alt_screen
+
+    @property
+    def bracketed_paste(self) -> bool:
+        return self._modes.bracketed_paste
+
+    @property
+    def app_cursor_keys(self) -> bool:
+        return self._vt.cursor_key_app_mode
+
+    @property
+    def history(self) -> int:
+        """Scrollback lines above the view, recounted at most every HISTORY_REFRESH s."""
+        now = time.monotonic()
+        if now - self._history_checked >= HISTORY_REFRESH:
+            self._history = 0 if self.alt_screen else max(0, len(self._vt.lines()) - self._rows)
+            self._history_checked = now
+        return self._history
+
+    @property
+    def total_lines(self) -> int:
+        self._history_checked = 0.0
+        return self.history + self._rows
+
+    # -- output ----------------------------------------------------------------------------
+
+    def _update(self, rows: set[int], full: bool) -> ScreenUpdate:
+        view = self._vt.view()
+        lines = {row: styled_line(view[row]) for row in sorted(rows) if row < len(view)}
+        return ScreenUpdate(
+            self._cols, self._rows, lines, full, self.cursor, self.history,
+            self.alt_screen, self.title, self.bracketed_paste, self.app_cursor_keys,
+        )
+
+    def take_update(self, full: bool = False) -> ScreenUpdate:
+        """The rows changed since the last call (all of them when `full`), consuming them."""
+        rows = set(range(self._rows)) if full else self._dirty
+        self._dirty = set()
+        return self._update(rows, full or len(rows) >= self._rows)
+
+    def snapshot(self) -> ScreenUpdate:
+        return self._update(set(range(self._rows)), True)
+
+    def history_lines(self, start: int, stop: int) -> list[StyledLine]:
+        """Scrollback rows [start, stop), 0 being the oldest kept."""
+        if self.alt_screen:
+            return []
+        lines = self._vt.lines()
+        history = max(0, len(lines) - self._rows)
+        start, stop = max(0, start), min(stop, history)
+        return [styled_line(line) for line in lines[start:stop]]
+
+    def text(self, last_n: int = 40) -> str:
+        """Plain text of the last `last_n` lines of scrollback and screen.
+
+        Blank rows at the bottom (below both the cursor and the last printed row) are left
+        out first, so a shell that printed three lines reads as three lines, not a screenful.
+        """
+        view = [line.text.rstrip() for line in self._vt.view()]
+        keep = max(self._vt.cursor.row + 1, _last_non_blank(view) + 1)
+        view = view[:keep]
+        if last_n <= len(view) or self.alt_screen:
+            return "\n".join(view[-last_n:])
+        lines = self._vt.lines()
+        history = [line.text.rstrip() for line in lines[max(0, len(lines) - self._rows - (last_n - len(view))):len(lines) - self._rows]]
+        return "\n".join(history + view)
+
+
+def _last_non_blank(rows: list[str]) -> int:
+    for index in range(len(rows) - 1, -1, -1):
+        if rows[index]:
+            return index
+    return -1
