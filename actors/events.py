@@ -51,8 +51,10 @@ class TabsChanged:
 class ScreenChanged:
     """A tab's screen changed; coalesced to at most ~60 per second per tab.
 
-    `update` is a `terminals.screen.ScreenUpdate` taken on the reader thread: only the rows
-    that changed since the previous notice, plus cursor, size and history length.
+    `update` is a `terminals.screen.ScreenUpdate` built on the notifier thread (only the rows
+    that changed since the previous notice, plus cursor, size and history length) when a
+    view watches the tab (`TerminalActor.watch(True)`); for unwatched tabs it is None, since
+    styling rows nobody sees is most of a busy tab's cost.
     """
 
     tab_id: int

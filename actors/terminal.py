@@ -60,6 +60,7 @@ class TerminalActor(pykka.ThreadingActor):
         self._bytes_read = 0
         self._last_output = 0.0
         self._dirty = threading.Event()
+        self._watched = False  # styled rows are built only while a view shows this tab
         self._stopping = threading.Event()
         self._writes: queue.Queue[tuple[int, bytes] | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -157,7 +158,11 @@ class TerminalActor(pykka.ThreadingActor):
                 return
             self._dirty.clear()
             with self._lock:
-                update = self._screen.take_update()
+                if self._watched:
+                    update = self._screen.take_update()
+                else:  # styling rows is most of the cost of a busy tab: skip it unseen
+                    self._screen.take_dirty()
+                    update = None
             self._bus.publish(ScreenChanged(self.spec.tab_id, self.spec.name, update))
             time.sleep(FRAME_INTERVAL)
 
@@ -223,6 +228,13 @@ class TerminalActor(pykka.ThreadingActor):
             except OSError:
                 pass
         self._dirty.set()
+
+    def watch(self, on: bool = True) -> Any:
+        """A view starts (or stops) showing this tab: from now on `ScreenChanged` carries the
+        changed rows, styled. Returns a full snapshot to start from."""
+        with self._lock:
+            self._watched = on
+            return self._screen.take_update(full=True) if on else None
 
     def snapshot(self) -> Any:
         with self._lock:

@@ -15,7 +15,7 @@ from .errors import WaitTimeout
 
 ASK_TIMEOUT = 5.0
 POLL = 0.005
-ECHO_QUIET = 0.04  # the echo counts as settled after 40 ms without new output
+ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output
 NO_ECHO_WAIT = 0.3  # a child that does not echo at all gets Enter after this long
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import signal
 import sys
-from importlib import resources
+
 from typing import Any
 
 from ..protocol import ipc, paths
@@ -113,6 +113,8 @@ def print_json_line(entry: dict[str, Any]) -> str:
 
 
 def peer_briefing() -> str:
+    from importlib import resources
+
     return resources.files("tikitaka.assets").joinpath("peer_briefing.md").read_text(encoding="utf-8")
 
 

@@ -10,22 +10,31 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
-
-import platformdirs
 
 APP = "tikitaka"
 
 
+# platformdirs and tempfile are imported only when needed: the CLI's fast path (which only
+# wants the socket) should not pay for them.
+
+
 def config_dir() -> Path:
     override = os.environ.get("TIKI_CONFIG_DIR")
-    return Path(override) if override else Path(platformdirs.user_config_dir(APP, appauthor=False))
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP, appauthor=False))
 
 
 def state_dir() -> Path:
     override = os.environ.get("TIKI_STATE_DIR")
-    return Path(override) if override else Path(platformdirs.user_state_dir(APP, appauthor=False))
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir(APP, appauthor=False))
 
 
 def runtime_dir() -> Path:
@@ -33,7 +42,12 @@ def runtime_dir() -> Path:
     if xdg and os.path.isdir(xdg):
         return Path(xdg) / APP
     uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return Path(tempfile.gettempdir()) / f"{APP}-{uid}"
+    tmp = os.environ.get("TMPDIR")
+    if not tmp:
+        import tempfile
+
+        tmp = tempfile.gettempdir()
+    return Path(tmp) / f"{APP}-{uid}"
 
 
 def socket_path() -> Path:

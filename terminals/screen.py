@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Union
 
@@ -21,6 +22,10 @@ from .sequences import ModeScanner
 Color = Union[int, tuple[int, int, int]]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
+# pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
+# recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
+# kept as plain text (~1/20 of the memory), which is what reading them back needs.
+STYLED_HISTORY = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,9 @@ def styled_line(line: avt.Line) -> StyledLine:
 
 class Screen:
     def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
-        self._vt = avt.Vt(cols, rows, scrollback_limit=scrollback)
+        styled = min(scrollback, STYLED_HISTORY)
+        self._vt = avt.Vt(cols, rows, scrollback_limit=styled)
+        self._plain: deque[str] = deque(maxlen=max(0, scrollback - styled))
         self._cols, self._rows = cols, rows
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._modes = ModeScanner()
@@ -121,11 +128,17 @@ class Screen:
 
     def _feed_text(self, text: str) -> None:
         if text:
-            changed, _evicted = self._vt.feed_str(text)
+            changed, evicted = self._vt.feed_str(text)
             self._dirty.update(changed)
+            self._keep_plain(evicted)
+
+    def _keep_plain(self, evicted: list[avt.Line]) -> None:
+        if evicted and self._plain.maxlen:
+            self._plain.extend(line.text.rstrip() for line in evicted)
 
     def resize(self, cols: int, rows: int) -> None:
-        self._vt.resize(cols, rows)
+        _changed, evicted = self._vt.resize(cols, rows)
+        self._keep_plain(evicted)
         self._cols, self._rows = cols, rows
         self._dirty = set(range(rows))
         self._history_checked = 0.0
@@ -166,7 +179,8 @@ class Screen:
         """Scrollback lines above the view, recounted at most every HISTORY_REFRESH s."""
         now = time.monotonic()
         if now - self._history_checked >= HISTORY_REFRESH:
-            self._history = 0 if self.alt_screen else max(0, len(self._vt.lines()) - self._rows)
+            styled = max(0, len(self._vt.lines()) - self._rows)
+            self._history = 0 if self.alt_screen else len(self._plain) + styled
             self._history_checked = now
         return self._history
 
@@ -191,6 +205,11 @@ class Screen:
         self._dirty = set()
         return self._update(rows, full or len(rows) >= self._rows)
 
+    def take_dirty(self) -> set[int]:
+        """Consume the changed rows without building styled lines (nobody is looking)."""
+        rows, self._dirty = self._dirty, set()
+        return rows
+
     def snapshot(self) -> ScreenUpdate:
         return self._update(set(range(self._rows)), True)
 
@@ -198,10 +217,16 @@ class Screen:
         """Scrollback rows [start, stop), 0 being the oldest kept."""
         if self.alt_screen:
             return []
+        plain = len(self._plain)
         lines = self._vt.lines()
-        history = max(0, len(lines) - self._rows)
+        history = plain + max(0, len(lines) - self._rows)
         start, stop = max(0, start), min(stop, history)
-        return [styled_line(line) for line in lines[start:stop]]
+        rows: list[StyledLine] = [
+            ((self._plain[i], DEFAULT_STYLE),) if self._plain[i] else () for i in range(start, min(stop, plain))
+        ]
+        if stop > plain:
+            rows.extend(styled_line(line) for line in lines[max(start, plain) - plain : stop - plain])
+        return rows
 
     def text(self, last_n: int = 40) -> str:
         """Plain text of the last `last_n` lines of scrollback and screen.
@@ -214,8 +239,13 @@ class Screen:
         view = view[:keep]
         if last_n <= len(view) or self.alt_screen:
             return "\n".join(view[-last_n:])
+        wanted = last_n - len(view)
         lines = self._vt.lines()
-        history = [line.text.rstrip() for line in lines[max(0, len(lines) - self._rows - (last_n - len(view))):len(lines) - self._rows]]
+        styled = [line.text.rstrip() for line in lines[: max(0, len(lines) - self._rows)]]
+        history = styled[-wanted:]
+        if len(history) < wanted and self._plain:
+            more = wanted - len(history)
+            history = list(self._plain)[-more:] + history
         return "\n".join(history + view)
 
 
