@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
-import uuid
+
 from pathlib import Path
 from typing import Any, Callable
 
@@ -42,7 +42,7 @@ def call(
 ) -> Any:
     """Send one request and return its result; events (streaming ops) go to `on_event`."""
     path = socket_path or paths.socket_path()
-    request = ipc.Request(op=op, args=args or {}, id=uuid.uuid4().hex[:8], token=os.environ.get("TIKI_TAB_TOKEN"))
+    request = ipc.Request(op=op, args=args or {}, id=os.urandom(4).hex(), token=os.environ.get("TIKI_TAB_TOKEN"))
     frame = request.to_frame()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout)
