@@ -35,8 +35,9 @@ class TerminalSettings(_Section):
 
 
 class ReactorSettings(_Section):
-    backend: Literal["ollama", "embedded"] = "ollama"
-    """Which LLM backend drives the coordinator; `TIKI_BACKEND` overrides."""
+    backend: Literal["auto", "ollama", "embedded"] = "auto"
+    """Which LLM backend drives the coordinator; `TIKI_BACKEND` overrides. "auto" uses Ollama
+    when it answers, else the embedded backend when its extra is installed (and says so)."""
 
     model: str = "gemma4:e4b"
     """Ollama model name; `TIKI_MODEL` overrides."""
@@ -122,7 +123,7 @@ def parse_settings(text: str, env: dict[str, str] | None = None) -> Settings:
 def apply_env(settings: Settings, env: dict[str, str]) -> Settings:
     reactor = settings.reactor
     updates: dict[str, object] = {}
-    if env.get("TIKI_BACKEND") in ("ollama", "embedded"):
+    if env.get("TIKI_BACKEND") in ("auto", "ollama", "embedded"):
         updates["backend"] = env["TIKI_BACKEND"]
     if env.get("TIKI_MODEL"):
         updates["model"] = env["TIKI_MODEL"]

@@ -1,0 +1,199 @@
+"""One model turn over the official `ollama` client: streaming, timers, retries, cancel.
+
+The HTTP stream is read on a helper thread that hands chunks over through a queue, so the
+turn's own thread can enforce an idle timeout (no chunk for N s) and a whole-turn deadline
+exactly, and a cancel returns at once even while the server is silent. A turn that already
+produced output is never retried (it was shown); before that, 5xx, 429, refused/reset
+connections and timeouts are retried with backoff 2, 4, 8, ... s (capped at 30, 5 attempts).
+
+The embedded backend plugs in underneath as an httpx transport (`actors.embedded`), so this
+one code path serves both.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..protocol.llm_errors import MAX_ATTEMPTS, backoff, classify
+from ..protocol.settings import ReactorSettings
+from ..protocol.think import ThinkStripper
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+class LlmError(Exception):
+    """The turn failed for good; the message is for the user."""
+
+
+class Cancelled(Exception):
+    pass
+
+
+@dataclass
+class TurnOutput:
+    text: str  # the visible output, think tags removed
+    tokens: int
+    prompt_tokens: int | None  # prompt_eval_count: tokens the backend had to evaluate
+    eval_tokens: int | None
+
+
+_END = object()
+
+
+class OllamaBackend:
+    name = "ollama"
+
+    def __init__(
+        self,
+        settings: ReactorSettings,
+        *,
+        transport: Any = None,
+        sleep: Callable[[float, threading.Event], None] | None = None,
+    ) -> None:
+        import httpx
+        import ollama
+
+        self.settings = settings
+        self.model = settings.model
+        self.host = settings.ollama_host or DEFAULT_HOST
+        self._sleep = sleep or (lambda seconds, cancel: cancel.wait(seconds))
+        timeout = httpx.Timeout(settings.request_timeout, read=None)  # idle is enforced here
+        extra = {"transport": transport} if transport is not None else {}
+        self._client = ollama.Client(host=self.host, timeout=timeout, **extra)
+        self.extra_options: dict[str, Any] = {}
+
+    # -- a turn ----------------------------------------------------------------------------
+
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None,
+        cancel: threading.Event,
+        on_progress: Callable[[int], None],
+        options: dict[str, Any] | None = None,
+    ) -> TurnOutput:
+        last_error = ""
+        for attempt in range(MAX_ATTEMPTS):
+            shown = [False]
+            try:
+                return self._stream(messages, schema, cancel, on_progress, shown, options or {})
+            except Cancelled:
+                raise
+            except LlmError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below, never a traceback
+                failure = classify(exc, model=self.model, host=self.host)
+                if shown[0]:
+                    raise LlmError(f"the model's reply broke off after it had started "
+                                   f"({failure.message}); not retried") from None
+                if failure.final:
+                    raise LlmError(failure.message) from None
+                last_error = failure.message
+            if attempt + 1 < MAX_ATTEMPTS:
+                self._sleep(backoff(attempt), cancel)
+                if cancel.is_set():
+                    raise Cancelled()
+        raise LlmError(f"gave up after {MAX_ATTEMPTS} attempts on {self.host}: {last_error}")
+
+    def _stream(self, messages, schema, cancel, on_progress, shown, options) -> TurnOutput:
+        settings = self.settings
+        request = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "think": settings.think,
+            "options": {"num_ctx": settings.num_ctx, "temperature": settings.temperature,
+                        **self.extra_options, **options},
+        }
+        if schema is not None:
+            request["format"] = schema
+        chunks: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def pump() -> None:
+            try:
+                for part in self._client.chat(**request):
+                    if stop.is_set():
+                        return
+                    chunks.put(part)
+                chunks.put(_END)
+            except BaseException as exc:  # handed to the turn's thread, which classifies it
+                chunks.put(exc)
+
+        threading.Thread(target=pump, name="tiki-llm-stream", daemon=True).start()
+        stripper = ThinkStripper()
+        text: list[str] = []
+        tokens = 0
+        final = None
+        deadline = time.monotonic() + settings.turn_deadline
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise LlmError(f"the model's turn took longer than {settings.turn_deadline:g} s (deadline)")
+                item = self._next(chunks, min(settings.idle_timeout, remaining), cancel)
+                if item is None:
+                    if deadline - time.monotonic() <= 0:
+                        continue  # reported as the deadline on the next pass
+                    raise LlmError(f"the model sent nothing for {settings.idle_timeout:g} s (idle timeout)")
+                if item is _END:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                message = item.message
+                piece = message.content or ""
+                if piece:
+                    shown[0] = True
+                    tokens += 1
+                    text.append(stripper.feed(piece))
+                    on_progress(tokens)
+                if item.done:
+                    final = item
+                    break
+        finally:
+            stop.set()
+        text.append(stripper.flush())
+        return TurnOutput(
+            "".join(text).strip(),
+            tokens,
+            getattr(final, "prompt_eval_count", None),
+            getattr(final, "eval_count", None),
+        )
+
+    @staticmethod
+    def _next(chunks: queue.Queue, timeout: float, cancel: threading.Event) -> Any:
+        """The next chunk, None on timeout; Cancelled as soon as `cancel` is set."""
+        end = time.monotonic() + timeout
+        while True:
+            if cancel.is_set():
+                raise Cancelled()
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                return chunks.get(timeout=min(left, 0.05))
+            except queue.Empty:
+                continue
+
+    # -- facts for status and doctor --------------------------------------------------------
+
+    def capabilities(self) -> list[str]:
+        try:
+            return list(getattr(self._client.show(self.model), "capabilities", None) or [])
+        except Exception:  # noqa: BLE001
+            return []
+
+    def check(self) -> tuple[bool, str]:
+        """(model present, detail) — for `tiki doctor`."""
+        try:
+            models = [m.model for m in self._client.list().models]
+        except Exception as exc:  # noqa: BLE001
+            return False, classify(exc, model=self.model, host=self.host).message
+        if any(name == self.model or name.split(":")[0] == self.model for name in models):
+            return True, f"{self.host} has {self.model}"
+        return False, f"{self.host} answers but has no {self.model}: run `ollama pull {self.model}`"

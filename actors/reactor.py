@@ -1,0 +1,235 @@
+"""The reactor: the coordinator's agent loop in a pykka actor.
+
+The actor's mailbox only takes requests (submit, cancel, reset, status, peer messages); runs
+execute one at a time on a worker thread, so a model that is generating never makes the
+reactor deaf. The messages array persists across runs until `reset` and only ever grows
+(system, user, then assistant/result pairs), so the backend's prompt cache is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable
+
+import pykka
+
+from ..protocol import paths
+from ..protocol.catalogue import action_schema, describe_tools
+from ..protocol.guards import Guards, RunAborted
+from ..protocol.toolcall import ToolCallError, parse_action
+from .llm_backend import Cancelled, LlmError
+from .reactor_events import (Correction, Generating, RunDone, RunError, RunStarted, Thinking, ToolEnd,
+                             ToolStart)
+from .tool_executor import Consent, PeerInbox, SendFilter, ToolExecutor
+from .transcript import Transcript
+
+ASK = 10.0
+
+
+def system_prompt() -> str:
+    template = resources.files("tikitaka.assets").joinpath("system_prompt.md").read_text(encoding="utf-8")
+    return template.replace("{tools}", describe_tools())
+
+
+@dataclass
+class RunRequest:
+    run_id: str
+    prompt: str
+    source: str
+    allow_shell: bool
+
+
+class ReactorActor(pykka.ThreadingActor):
+    def __init__(self, host: Any, backend_factory: Callable[[], Any]) -> None:
+        super().__init__()
+        self._host = host
+        self._bus = host.bus
+        self._settings = host.settings.reactor
+        self._backend_factory = backend_factory
+        self._backend: Any = None
+        self._backend_name = getattr(backend_factory, "backend_name", self._settings.backend)
+        self._lock = threading.Lock()
+        self._messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt()}]
+        self._requests: queue.Queue[RunRequest | None] = queue.Queue()
+        self._queued = 0
+        self._current: RunRequest | None = None
+        self._turns = 0
+        self._cancel = threading.Event()
+        self._inbox = PeerInbox()
+        self._consent = Consent(self._bus, self._settings.allow_shell)
+        self._send_filter: SendFilter = lambda tab, role, text: text
+        self._reset_hooks: list[Callable[[], None]] = []
+        self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._send_filter)
+        self._transcript = Transcript(paths.transcripts_dir())
+        self._worker = threading.Thread(target=self._work, name="tiki-reactor", daemon=True)
+
+    def on_start(self) -> None:
+        self._worker.start()
+
+    def on_stop(self) -> None:
+        self._cancel.set()
+        self._consent.wake_all()
+        self._inbox.wake()
+        self._requests.put(None)
+
+    # -- the mailbox -----------------------------------------------------------------------
+
+    def submit(self, prompt: str, *, source: str = "user", allow_shell: bool = False) -> str:
+        request = RunRequest(uuid.uuid4().hex[:10], prompt, source, allow_shell)
+        with self._lock:
+            self._queued += 1
+        self._requests.put(request)
+        return request.run_id
+
+    def cancel(self) -> bool:
+        """Cancel the current run at once (a queued run still starts after it)."""
+        with self._lock:
+            running = self._current is not None
+        if running:
+            self._cancel.set()
+            self._consent.wake_all()
+            self._inbox.wake()
+        return running
+
+    def reset(self) -> None:
+        """A new AI session: the current run is cancelled, the conversation is forgotten."""
+        self.cancel()
+        with self._lock:
+            self._messages = self._messages[:1]
+        for hook in list(self._reset_hooks):
+            hook()
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            return {"state": "running" if self._current else "idle", "queued": self._queued,
+                    "turns": self._turns, "run_id": self._current.run_id if self._current else None,
+                    "messages": len(self._messages)}
+
+    def is_running(self) -> bool:
+        with self._lock:
+            return self._current is not None
+
+    def peer_message(self, sender: str, text: str, verified: bool) -> None:
+        self._inbox.put(sender, text, verified)
+
+    def add_reset_hook(self, hook: Callable[[], None]) -> None:
+        self._reset_hooks.append(hook)
+
+    def set_send_filter(self, send_filter: SendFilter) -> None:
+        self._send_filter = send_filter
+
+    def set_consent_responder(self, present: bool) -> None:
+        self._consent.set_responder(present)
+
+    def answer_consent(self, request_id: str, decision: str) -> bool:
+        return self._consent.answer(request_id, decision)
+
+    def messages(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(m) for m in self._messages]
+
+    # -- the worker ------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            request = self._requests.get()
+            if request is None:
+                return
+            with self._lock:
+                self._queued -= 1
+                self._current, self._turns = request, 0
+            self._cancel.clear()
+            try:
+                self._run(request)
+            finally:
+                with self._lock:
+                    self._current = None
+
+    def _publish(self, event: Any) -> None:
+        self._bus.publish(event)
+
+    def _append(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            self._messages.append(message)
+
+    def _run(self, request: RunRequest) -> None:
+        run_id = request.run_id
+        record = self._transcript.start(request, self._backend_name, self._settings.model)
+        self._publish(RunStarted(run_id, request.prompt, request.source))
+        self._append({"role": "user", "content": request.prompt})
+        guards = Guards(max_turns=self._settings.max_turns)
+        try:
+            answer = self._loop(request, guards, record)
+        except Cancelled:
+            self._finish(record, RunError(run_id, "cancelled"))
+        except (LlmError, RunAborted) as exc:
+            self._finish(record, RunError(run_id, str(exc)))
+        except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the reactor
+            self._finish(record, RunError(run_id, f"internal error: {exc!r}"))
+        else:
+            self._finish(record, RunDone(run_id, answer))
+
+    def _finish(self, record: dict[str, Any], event: Any) -> None:
+        outcome = "done" if isinstance(event, RunDone) else "error"
+        detail = event.message if isinstance(event, RunDone) else event.reason
+        self._transcript.finish(record, outcome, detail)
+        self._host.event_log.append(f"run_{outcome}", sender="coordinator",
+                                    detail=f"{record['prompt'][:80]!r} -> {detail[:200]}", run_id=event.run_id)
+        self._publish(event)
+
+    def _model(self) -> Any:
+        if self._backend is None:
+            self._backend = self._backend_factory()
+        return self._backend
+
+    def _loop(self, request: RunRequest, guards: Guards, record: dict[str, Any]) -> str:
+        run_id = request.run_id
+        while True:
+            guards.start_turn()
+            with self._lock:
+                self._turns = guards.turns
+            self._publish(Thinking(run_id, guards.turns))
+            tabs = self._host.workspace.names().get(timeout=ASK)
+            started = time.monotonic()
+            output = self._model().chat(
+                self.messages(), schema=action_schema(tabs), cancel=self._cancel,
+                on_progress=lambda tokens: self._publish(Generating(run_id, tokens)),
+            )
+            turn = {"output": output.text, "tokens": output.tokens, "prompt_eval": output.prompt_tokens,
+                    "model_seconds": round(time.monotonic() - started, 3)}
+            record["turns"].append(turn)
+            self._append({"role": "assistant", "content": output.text})
+            try:
+                action = parse_action(output.text, allow_repair=guards.may_repair())
+            except ToolCallError as exc:
+                guards.format_error()
+                turn["correction"] = str(exc)
+                self._publish(Correction(run_id, str(exc)))
+                self._append({"role": "user", "content": f"Correction: {exc}"})
+                continue
+            turn["action"] = action.to_json()
+            if action.tool == "done":
+                guards.check(action)
+                return action.args["message"]
+            blocked = guards.check(action)
+            if self._cancel.is_set():
+                raise Cancelled()
+            self._publish(ToolStart(run_id, action.tool, action.args))
+            began = time.monotonic()
+            if blocked:
+                result: dict[str, Any] = {"ok": False, "error": blocked}
+            else:
+                result = self._executor.run(action, run_id=run_id, allow_shell=request.allow_shell,
+                                            cancel=self._cancel)
+            duration = round(time.monotonic() - began, 3)
+            turn["result"], turn["duration"] = result, duration
+            self._publish(ToolEnd(run_id, action.tool, action.args, result, duration))
+            if self._cancel.is_set():
+                raise Cancelled()
+            self._append({"role": "user", "content": f"Result of {action.tool}: {json.dumps(result, ensure_ascii=False)}"})

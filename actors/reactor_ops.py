@@ -1,0 +1,134 @@
+"""Wiring the reactor into a host: choosing the backend, the service, and the IPC ops
+`agent.ask` (streams progress events, then the answer), `agent.status`, `agent.cancel`,
+`agent.reset`."""
+
+from __future__ import annotations
+
+import importlib.util
+import queue
+import threading
+from typing import Any, Callable
+
+from .errors import BadArguments, TikiError
+from .ipc_server import OpContext
+from .reactor import ReactorActor
+from .reactor_events import FINAL, RunEvent
+
+ASK = 10.0
+
+
+def embedded_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def ollama_answers(host: str, timeout: float = 1.0) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{host.rstrip('/')}/api/version", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+class BackendChoice:
+    """Decides the backend once (probing Ollama for "auto") and builds it on first use."""
+
+    def __init__(self, host: Any) -> None:
+        self._host = host
+        self._settings = host.settings.reactor
+        self.backend_name = self._settings.backend
+        self.note = ""
+
+    def decide(self) -> str:
+        from .llm_backend import DEFAULT_HOST
+
+        settings = self._settings
+        address = settings.ollama_host or DEFAULT_HOST
+        if settings.backend != "auto":
+            self.backend_name = settings.backend
+        elif ollama_answers(address):
+            self.backend_name = "ollama"
+        elif embedded_available():
+            self.backend_name = "embedded"
+            self.note = (f"no Ollama answering at {address}; using the embedded backend "
+                         "(llama.cpp in process; the bundled model is a toy)")
+        else:
+            self.backend_name = "ollama"
+            self.note = f"no Ollama answering at {address} and no embedded backend installed"
+        if self.note:
+            self._host.event_log.append("backend", sender="coordinator", detail=self.note)
+        return self.backend_name
+
+    def __call__(self) -> Any:
+        if self.backend_name == "auto":
+            self.decide()
+        if self.backend_name == "embedded":
+            from .embedded import embedded_backend
+
+            return embedded_backend(self._settings)
+        from .llm_backend import OllamaBackend
+
+        return OllamaBackend(self._settings)
+
+
+def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> None:
+    factory = backend_factory or BackendChoice(host)
+    if isinstance(factory, BackendChoice) and factory.backend_name == "auto":
+        threading.Thread(target=factory.decide, name="tiki-backend-probe", daemon=True).start()
+    reactor = ReactorActor.start(host, factory).proxy()
+    host.add_service("reactor", reactor)
+    host.add_service("backend", factory)
+    host.register_op("agent.ask", ask, streaming=True)
+    host.register_op("agent.status", status)
+    host.register_op("agent.cancel", lambda ctx, args: {"cancelled": _reactor(ctx).cancel().get(timeout=ASK)})
+    host.register_op("agent.reset", lambda ctx, args: (_reactor(ctx).reset().get(timeout=ASK), {"reset": True})[1])
+
+
+def _reactor(ctx: OpContext) -> Any:
+    reactor = ctx.host.service("reactor")
+    if reactor is None:
+        raise TikiError("this host has no coordinator")
+    return reactor
+
+
+def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    prompt = args.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise BadArguments("'prompt' must be a non-empty string")
+    allow_shell = args.get("allow_shell", False)
+    if not isinstance(allow_shell, bool):
+        raise BadArguments("'allow_shell' must be true or false")
+    reactor = _reactor(ctx)
+    events: queue.Queue[RunEvent] = queue.Queue()
+    unsubscribe = ctx.host.bus.subscribe(lambda e: events.put(e) if isinstance(e, RunEvent) else None)
+    try:
+        run_id = reactor.submit(prompt, source="cli", allow_shell=allow_shell).get(timeout=ASK)
+        while True:
+            event = events.get()
+            if event.run_id != run_id:
+                continue
+            try:
+                ctx.emit(event.to_json())
+            except OSError:  # the asker went away (ctrl+c): stop the run it asked for
+                reactor.cancel()
+                raise
+            if isinstance(event, FINAL):
+                return event.to_json()
+    finally:
+        unsubscribe()
+
+
+def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    host = ctx.host
+    reactor = host.service("reactor")
+    backend = host.service("backend")
+    bot = host.service("bot")
+    reactor_state = reactor.status().get(timeout=ASK) if reactor is not None else {"state": "absent"}
+    peers = bot.states().get(timeout=ASK) if bot is not None else {}
+    return {
+        "backend": getattr(backend, "backend_name", None),
+        "backend_note": getattr(backend, "note", ""),
+        "model": host.settings.reactor.model,
+        "reactor": {k: reactor_state.get(k) for k in ("state", "queued", "turns")},
+        "peers": peers,
+    }

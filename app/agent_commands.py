@@ -1,0 +1,99 @@
+"""`tiki ask` and `tiki status`: the coordinator from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .output import print_json, request
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("ask", help="run the coordinator on a request; progress on stderr, answer on stdout")
+    p.add_argument("prompt", nargs="+", help="words are joined with spaces")
+    p.add_argument("--allow-shell", action="store_true",
+                   help="let the coordinator type into shell tabs for this run (it cannot ask you here)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("status", help="backend, model, coordinator state, peers and their handshakes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    kind = event.get("kind")
+    if kind == "thinking":
+        return f"… thinking (turn {event['turn']})"
+    if kind == "tool_start":
+        return f"→ {event['tool']} {json.dumps(event['args'], ensure_ascii=False)}"
+    if kind == "tool_end":
+        result = json.dumps(event["result"], ensure_ascii=False)
+        return f"← {event['tool']} ({event['duration']:.2f} s) {result[:300]}"
+    if kind == "correction":
+        return f"! correction: {event['message']}"
+    if kind == "consent_needed":
+        return f"? consent needed to type into shell tab {event['tab']}"
+    return None
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    state = {"tokens": 0}
+
+    def on_event(event: dict[str, Any]) -> None:
+        if args.quiet:
+            return
+        if event.get("kind") == "generating":
+            state["tokens"] = event["tokens"]
+            return
+        line = describe(event)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+    code, result = request("agent.ask", {"prompt": " ".join(args.prompt), "allow_shell": args.allow_shell},
+                           timeout=None, on_event=on_event)
+    if code:
+        return code
+    if result["kind"] == "done":
+        print(result["message"])
+        return 0
+    print(f"tiki: the coordinator did not finish: {result['reason']}", file=sys.stderr)
+    return 1
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    code, result = request("agent.status")
+    if code:
+        return code
+    if args.json:
+        print_json(result)
+        return 0
+    reactor = result["reactor"]
+    print(f"backend: {result['backend']}  model: {result['model']}")
+    if result.get("backend_note"):
+        print(f"  {result['backend_note']}")
+    print(f"coordinator: {reactor['state']}, {reactor['queued']} queued, {reactor['turns']} turns in the current run")
+    for name, peer in result["peers"].items():
+        print(f"peer {name}: {peer['handshake']}")
+    return 0
+
+
+def agent_doctor_checks() -> list[tuple[str, bool, str]]:
+    """Ollama reachable, model present, embedded extra present (imports stay inside)."""
+    import importlib.util
+
+    from ..actors.host import load_settings
+    from ..actors.llm_backend import OllamaBackend
+
+    settings = load_settings().reactor
+    backend = OllamaBackend(settings)
+    present, detail = backend.check()
+    embedded = importlib.util.find_spec("llama_cpp") is not None
+    checks = [("ollama", present, detail),
+              ("embedded", True, "llama-cpp-python installed" if embedded else
+               "not installed (optional): pip install 'tikitaka[embedded]'")]
+    if settings.backend == "embedded" or (not present and embedded):
+        checks[0] = ("ollama", True, f"{detail} (the embedded backend will be used)")
+    return checks

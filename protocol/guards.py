@@ -1,0 +1,63 @@
+"""Loop guards for one coordinator run: a small model must not spin forever.
+
+- at most `max_turns` model turns;
+- the same tool with the same canonical arguments a 4th time is blocked, with an explanation
+  fed back as its result; 3 blocks in a row end the run;
+- output that does not parse gets at most 2 correction turns in a row;
+- a bare `{"message": ...}` is repaired into `done` once per run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .toolcall import Action
+
+REPEAT_LIMIT = 3  # the 4th identical call is blocked
+BLOCKS_TO_ABORT = 3
+CORRECTIONS = 2
+
+
+class RunAborted(Exception):
+    """The run must end; the message says why, for the user."""
+
+
+@dataclass
+class Guards:
+    max_turns: int = 12
+    turns: int = 0
+    repairs_used: int = 0
+    _calls: Counter = field(default_factory=Counter)
+    _blocks_in_a_row: int = 0
+    _corrections_in_a_row: int = 0
+
+    def start_turn(self) -> None:
+        if self.turns >= self.max_turns:
+            raise RunAborted(f"stopped after {self.max_turns} model turns without `done`")
+        self.turns += 1
+
+    def may_repair(self) -> bool:
+        return self.repairs_used < 1
+
+    def format_error(self) -> None:
+        """Count an unparseable turn; raises when the corrections are used up."""
+        self._corrections_in_a_row += 1
+        if self._corrections_in_a_row > CORRECTIONS:
+            raise RunAborted(f"the model's output did not parse {self._corrections_in_a_row} times in a row")
+
+    def check(self, action: Action) -> str | None:
+        """None if the action may run, else the explanation to feed back instead of running it."""
+        self._corrections_in_a_row = 0
+        if action.repaired:
+            self.repairs_used += 1
+        key = action.canonical()
+        self._calls[key] += 1
+        if self._calls[key] <= REPEAT_LIMIT or action.tool == "done":
+            self._blocks_in_a_row = 0
+            return None
+        self._blocks_in_a_row += 1
+        if self._blocks_in_a_row >= BLOCKS_TO_ABORT:
+            raise RunAborted(f"stopped: {action.tool} with the same arguments was blocked {BLOCKS_TO_ABORT} times in a row")
+        return (f"blocked: you already called {action.tool} with these exact arguments "
+                f"{REPEAT_LIMIT} times. Do something different, or call done with what you know.")

@@ -1,0 +1,43 @@
+"""Removing `<think>...</think>` from streamed text, even when a tag is split across chunks."""
+
+from __future__ import annotations
+
+OPEN, CLOSE = "<think>", "</think>"
+
+
+class ThinkStripper:
+    def __init__(self) -> None:
+        self._inside = False
+        self._pending = ""  # a possible partial tag held back until the next chunk
+
+    def feed(self, chunk: str) -> str:
+        text = self._pending + chunk
+        self._pending = ""
+        out = []
+        while text:
+            tag = CLOSE if self._inside else OPEN
+            index = text.find(tag)
+            if index >= 0:
+                if not self._inside:
+                    out.append(text[:index])
+                text = text[index + len(tag):]
+                self._inside = not self._inside
+                continue
+            keep = _partial_suffix(text, tag)
+            if not self._inside:
+                out.append(text[: len(text) - keep])
+            self._pending = text[len(text) - keep:] if keep else ""
+            break
+        return "".join(out)
+
+    def flush(self) -> str:
+        rest, self._pending = ("" if self._inside else self._pending), ""
+        return rest
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """Length of the longest suffix of `text` that is a proper prefix of `tag`."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:size]):
+            return size
+    return 0

@@ -1,0 +1,122 @@
+"""A scripted fake Ollama server on 127.0.0.1, speaking the real NDJSON streaming protocol.
+
+Tests queue one `Reply` per expected /api/chat call; each reply streams its chunks (with
+optional delays), can stall, break the connection mid-stream, or answer with an HTTP error.
+Every request body is recorded so tests can assert what the client sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    chunks: list[str] = field(default_factory=list)
+    status: int = 200
+    error: str = "boom"
+    delay: float = 0.0  # seconds before each chunk
+    stall_after: int | None = None  # stop sending (keep the connection open) after N chunks
+    stall_for: float = 30.0
+    disconnect_after: int | None = None  # drop the connection after N chunks
+    prompt_eval_count: int = 10
+
+    @classmethod
+    def action(cls, tool: str, split: int = 3, **args: Any) -> "Reply":
+        """A reply whose content is one JSON action, streamed in `split` pieces."""
+        text = json.dumps({"tool": tool, "args": args})
+        step = max(1, len(text) // split)
+        return cls(chunks=[text[i:i + step] for i in range(0, len(text), step)])
+
+
+class FakeOllama:
+    def __init__(self, models: tuple[str, ...] = ("gemma4:e4b",)) -> None:
+        self.replies: list[Reply] = []
+        self.requests: list[dict[str, Any]] = []
+        self.models = models
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _json(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path == "/api/version":
+                    self._json(200, {"version": "0.0.0-fake"})
+                elif self.path == "/api/tags":
+                    self._json(200, {"models": [{"model": m, "name": m} for m in fake.models]})
+                else:
+                    self._json(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if self.path == "/api/show":
+                    self._json(200, {"capabilities": ["completion"]})
+                    return
+                if self.path != "/api/chat":
+                    self._json(404, {"error": "not found"})
+                    return
+                with fake._lock:
+                    fake.requests.append(body)
+                    reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
+                if reply.status != 200:
+                    self._json(reply.status, {"error": reply.error})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for index, chunk in enumerate(reply.chunks):
+                        if reply.disconnect_after is not None and index >= reply.disconnect_after:
+                            self.wfile.write(b"5\r\n{\"mo")  # a torn chunk, then hang up
+                            self.wfile.flush()
+                            self.connection.shutdown(2)
+                            return
+                        if reply.stall_after is not None and index >= reply.stall_after:
+                            time.sleep(reply.stall_for)
+                            return
+                        if reply.delay:
+                            time.sleep(reply.delay)
+                        self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": chunk},
+                                     "done": False})
+                    self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
+                                 "done": True, "done_reason": "stop", "prompt_eval_count": reply.prompt_eval_count,
+                                 "eval_count": len(reply.chunks)})
+                    self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _chunk(self, obj: dict[str, Any]) -> None:
+                data = json.dumps(obj).encode() + b"\n"
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
