@@ -8,6 +8,7 @@ Every request body is recorded so tests can assert what the client sent.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,12 @@ class FakeOllama:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                # as Go's net/http (and so Ollama) does: no Nagle, or small chunks wait 40 ms
+                # for a delayed ACK
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def _json(self, status: int, body: dict[str, Any]) -> None:
                 data = json.dumps(body).encode()
