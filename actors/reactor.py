@@ -15,12 +15,13 @@ import time
 import uuid
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, Callable
 
 import pykka
 
 from ..protocol import paths
-from ..protocol.catalogue import action_schema, describe_tools, gbnf
+from ..protocol.catalogue import action_schema, describe_tools, gbnf, native_tools
 from ..protocol.guards import Guards, RunAborted
 from ..protocol.toolcall import ToolCallError, parse_action
 from .llm_backend import Cancelled, LlmError
@@ -100,25 +101,42 @@ class ReactorActor(pykka.ThreadingActor):
         return running
 
     def reset(self) -> None:
-        """A new AI session: the current run is cancelled, the conversation is forgotten."""
+        """A new AI session: the current run is cancelled, the conversation is forgotten, and
+        every reset hook runs (the bot forgets its handshakes)."""
         self.cancel()
         with self._lock:
             self._messages = self._messages[:1]
             self._session += 1
+        self._inbox.drain()  # they belonged to the old conversation (the host logged them)
         for hook in list(self._reset_hooks):
-            hook()
+            try:
+                hook()
+            except Exception as exc:  # noqa: BLE001 - one broken hook must not stop a reset
+                self._host.event_log.append("reset_hook_failed", sender="coordinator", detail=repr(exc))
 
     def status(self) -> dict[str, Any]:
         with self._lock:
             return {"state": "running" if self._current else "idle", "queued": self._queued,
                     "turns": self._turns, "run_id": self._current.run_id if self._current else None,
-                    "messages": len(self._messages)}
+                    "messages": len(self._messages), **self._backend_label()}
+
+    def _backend_label(self) -> dict[str, str]:
+        # "auto" is decided by a probe after start: read the factory's choice each time
+        name = getattr(self._backend_factory, "backend_name", None) or self._backend_name
+        model = getattr(self._backend, "model", None)
+        if model is None and name == "embedded":
+            path = self._settings.gguf_path
+            model = Path(path).name if path else "gemma-3-270m-q4_k_m.gguf (a toy demo model)"
+        return {"backend": name, "model": model or self._settings.model}
 
     def is_running(self) -> bool:
         with self._lock:
             return self._current is not None
 
     def peer_message(self, sender: str, text: str, verified: bool) -> None:
+        """A peer's bot-chat message for the current run: wakes a pending `wait`, else rides
+        on the next tool result. One that arrives too late for the run (or between runs) is
+        carried into the next run's request, so nothing is dropped."""
         self._inbox.put(sender, text, verified)
 
     def add_reset_hook(self, hook: Callable[[], None]) -> None:
@@ -147,8 +165,8 @@ class ReactorActor(pykka.ThreadingActor):
             with self._lock:
                 self._queued -= 1
                 request.session = self._session
+                self._cancel.clear()  # before `_current` is set, so no cancel() is lost
                 self._current, self._turns = request, 0
-            self._cancel.clear()
             try:
                 self._run(request)
             finally:
@@ -165,9 +183,10 @@ class ReactorActor(pykka.ThreadingActor):
 
     def _run(self, request: RunRequest) -> None:
         run_id = request.run_id
-        record = self._transcript.start(request, self._backend_name, self._settings.model)
+        label = self._backend_label()
+        record = self._transcript.start(request, label["backend"], label["model"])
         self._publish(RunStarted(run_id, request.prompt, request.source))
-        self._append({"role": "user", "content": request.prompt})
+        self._append({"role": "user", "content": request.prompt + _late_messages(self._inbox.drain())})
         guards = Guards(max_turns=self._settings.max_turns)
         try:
             answer = self._loop(request, guards, record)
@@ -179,6 +198,10 @@ class ReactorActor(pykka.ThreadingActor):
             self._finish(record, RunError(run_id, f"internal error: {exc!r}"))
         else:
             self._finish(record, RunDone(run_id, answer))
+        if self._inbox.pending():
+            self._host.event_log.append("peer_messages_kept", sender="coordinator", run_id=run_id,
+                                        detail="peer messages arrived after the run's last tool; "
+                                               "they go with the next request")
 
     def _finish(self, record: dict[str, Any], event: Any) -> None:
         outcome = "done" if isinstance(event, RunDone) else "error"
@@ -203,11 +226,13 @@ class ReactorActor(pykka.ThreadingActor):
             tabs = self._host.workspace.names().get(timeout=ASK)
             started = time.monotonic()
             model = self._model()
+            record["model"] = getattr(model, "model", record["model"])
             # llama.cpp gets our own grammar; Ollama gets the JSON schema (never `tools=` too)
             options = {"grammar": gbnf(tabs)} if getattr(model, "name", "") == "embedded" else None
             output = model.chat(
                 self.messages(), schema=action_schema(tabs), cancel=self._cancel,
                 on_progress=lambda tokens: self._publish(Generating(run_id, tokens)), options=options,
+                tools=native_tools(tabs),
             )
             turn = {"output": output.text, "tokens": output.tokens, "prompt_eval": output.prompt_tokens,
                     "model_seconds": round(time.monotonic() - started, 3)}
@@ -241,3 +266,10 @@ class ReactorActor(pykka.ThreadingActor):
             if self._cancel.is_set():
                 raise Cancelled()
             self._append({"role": "user", "content": f"Result of {action.tool}: {json.dumps(result, ensure_ascii=False)}"})
+
+
+def _late_messages(messages: list[dict[str, Any]]) -> str:
+    """Peer messages that reached no tool of the previous run, appended to the next request."""
+    if not messages:
+        return ""
+    return "\n\nPeer messages that arrived after your last run: " + json.dumps(messages, ensure_ascii=False)

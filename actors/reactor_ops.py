@@ -40,10 +40,10 @@ class BackendChoice:
         self.note = ""
 
     def decide(self) -> str:
-        from .llm_backend import DEFAULT_HOST
+        from .llm_backend import normalize_host
 
         settings = self._settings
-        address = settings.ollama_host or DEFAULT_HOST
+        address = normalize_host(settings.ollama_host)
         if settings.backend != "auto":
             self.backend_name = settings.backend
         elif ollama_answers(address):
@@ -104,7 +104,7 @@ def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         run_id = reactor.submit(prompt, source="cli", allow_shell=allow_shell).get(timeout=ASK)
         while True:
-            event = events.get()
+            event = _next_event(events, reactor)
             if event.run_id != run_id:
                 continue
             try:
@@ -118,6 +118,16 @@ def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         unsubscribe()
 
 
+def _next_event(events: queue.Queue, reactor: Any) -> RunEvent:
+    """The next event; a reactor that died mid-run ends the wait instead of hanging the asker."""
+    while True:
+        try:
+            return events.get(timeout=1.0)
+        except queue.Empty:
+            if not reactor.actor_ref.is_alive():
+                raise TikiError("the coordinator stopped before the run ended") from None
+
+
 def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     host = ctx.host
     reactor = host.service("reactor")
@@ -128,7 +138,7 @@ def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     return {
         "backend": getattr(backend, "backend_name", None),
         "backend_note": getattr(backend, "note", ""),
-        "model": host.settings.reactor.model,
+        "model": reactor_state.get("model") or host.settings.reactor.model,
         "reactor": {k: reactor_state.get(k) for k in ("state", "queued", "turns")},
         "peers": peers,
     }

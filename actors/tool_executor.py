@@ -41,6 +41,10 @@ class PeerInbox:
         with self._cv:
             self._cv.notify_all()
 
+    def pending(self) -> int:
+        with self._cv:
+            return len(self._messages)
+
     def drain(self) -> list[dict[str, Any]]:
         with self._cv:
             messages, self._messages = self._messages, []
@@ -132,6 +136,8 @@ class ToolExecutor:
             result = {"ok": False, "error": "that tab's terminal is gone; list_terminals to see the tabs"}
         except pykka.Timeout:
             result = {"ok": False, "error": "the tab did not answer in time"}
+        except Exception as exc:  # noqa: BLE001 - errors are results the model can act on
+            result = {"ok": False, "error": f"{action.tool} failed: {exc}"}
         if action.tool != "wait":
             messages = self._inbox.drain()
             if messages:
@@ -168,8 +174,11 @@ class ToolExecutor:
             refusal = self._consent.check(run_id, handle.name, "send_to_terminal", args, allow_shell, cancel)
             if refusal:
                 return {"ok": False, "error": refusal}
-        else:  # only peer tabs get anything added (the first-contact header)
-            text = self._send_filter()(handle.name, handle.role, text)
+        filtered = self._send_filter()(handle.name, handle.role, text)
+        # A shell runs what it is given: it gets exactly what the model wrote, nothing added
+        # by a filter (peer text, headers). Peer tabs get the first-contact header this way.
+        if handle.role != "shell":
+            text = filtered
         sent = keyboard.send_text(handle.terminal, text)
         return {"ok": True, "tab": handle.name, "screen_changed": sent["changed"]}
 

@@ -38,14 +38,7 @@ def main() -> None:
     host = Host(HostOptions(workspace=ws, settings=Settings(reactor=reactor), extensions=()))
     host.start()
     transport = LlamaTransport(gguf, n_ctx=4096)
-    stats = []
-    chat = transport._chat
-
-    def recording(body):
-        yield from chat(body)
-        stats.append(dict(transport.last_stats))
-
-    transport._chat = recording
+    stats = transport.history
     reactor_ops.register(host, backend_factory=lambda: EmbeddedBackend(reactor, transport))
     events: queue.Queue = queue.Queue()
     host.bus.subscribe(events.put)

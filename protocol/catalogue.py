@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..terminals.keys import KEY_NAMES
+from ..terminals.keys import KEY_NAMES, UnknownKey, canonical_key
 
 
 class _Args(BaseModel):
@@ -41,10 +41,10 @@ class SendKeyArgs(_Args):
     @field_validator("key")
     @classmethod
     def _known_key(cls, value: str) -> str:
-        key = value.strip().lower()
-        if key not in KEY_NAMES:
-            raise ValueError(f"must be one of: {', '.join(KEY_NAMES)}")
-        return key
+        try:  # "Ctrl-C", "C-c", "^C" all mean ctrl+c
+            return canonical_key(value)
+        except UnknownKey:
+            raise ValueError("must be one of: " + ", ".join(KEY_NAMES[:15]) + ", ctrl+a .. ctrl+z") from None
 
 
 class WaitArgs(_Args):
@@ -104,6 +104,18 @@ def action_schema(tabs: list[str]) -> dict[str, Any]:
     return {"anyOf": variants}
 
 
+def native_tools(tabs: list[str]) -> list[dict[str, Any]]:
+    """The catalogue as Ollama native tool definitions (used instead of `format`, never with it)."""
+    tools = []
+    for tool in TOOLS:
+        properties, required = _properties(tool, tabs)
+        tools.append({"type": "function", "function": {
+            "name": tool, "description": DESCRIPTIONS[tool],
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        }})
+    return tools
+
+
 def _gbnf_literal(text: str) -> str:
     return json.dumps(json.dumps(text))  # a JSON string, quoted again as a GBNF literal
 
@@ -123,7 +135,7 @@ def gbnf(tabs: list[str]) -> str:
         'done ::= "\\"done\\"" ws "," ws "\\"args\\":" ws "{" ws "\\"message\\":" ws string ws "}"',
         f"tab ::= {tab_rule}",
         f"keyname ::= {key_rule}",
-        'lines ::= [1-9] [0-9]? [0-9]?',
+        'lines ::= [1-9] | [1-9] [0-9] | [1-3] [0-9] [0-9] | "400"',
         'seconds ::= [1-9] | [1-2] [0-9] | "30"',
         'string ::= "\\"" ( [^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt] )* "\\""',
         'ws ::= [ ]?',

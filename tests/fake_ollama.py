@@ -25,7 +25,10 @@ class Reply:
     stall_after: int | None = None  # stop sending (keep the connection open) after N chunks
     stall_for: float = 30.0
     disconnect_after: int | None = None  # drop the connection after N chunks
+    error_after: int | None = None  # after N chunks, an `{"error": ...}` line (as Ollama does)
     prompt_eval_count: int = 10
+    thinking: list[str] = field(default_factory=list)  # `thinking` field chunks sent first
+    tool_calls: list[dict[str, Any]] | None = None  # native tool calls, sent before `done`
 
     @classmethod
     def action(cls, tool: str, split: int = 3, **args: Any) -> "Reply":
@@ -38,8 +41,10 @@ class Reply:
 class FakeOllama:
     def __init__(self, models: tuple[str, ...] = ("gemma4:e4b",)) -> None:
         self.replies: list[Reply] = []
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # /api/chat bodies, in order
+        self.calls: list[tuple[str, str]] = []  # (method, path) of every request
         self.models = models
+        self.capabilities = ["completion"]  # what /api/show lists
         self._lock = threading.Lock()
         fake = self
 
@@ -64,6 +69,8 @@ class FakeOllama:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
+                with fake._lock:
+                    fake.calls.append(("GET", self.path))
                 if self.path == "/api/version":
                     self._json(200, {"version": "0.0.0-fake"})
                 elif self.path == "/api/tags":
@@ -73,8 +80,13 @@ class FakeOllama:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with fake._lock:
+                    fake.calls.append(("POST", self.path))
                 if self.path == "/api/show":
-                    self._json(200, {"capabilities": ["completion"]})
+                    if body.get("model") not in fake.models:
+                        self._json(404, {"error": f"model '{body.get('model')}' not found"})
+                    else:
+                        self._json(200, {"capabilities": list(fake.capabilities), "details": {}})
                     return
                 if self.path != "/api/chat":
                     self._json(404, {"error": "not found"})
@@ -90,7 +102,11 @@ class FakeOllama:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 try:
-                    for index, chunk in enumerate(reply.chunks):
+                    for thought in reply.thinking:
+                        self._chunk({"model": body.get("model"), "done": False,
+                                     "message": {"role": "assistant", "content": "", "thinking": thought}})
+                    # index == len(chunks) is the point just before the final `done` line
+                    for index in range(len(reply.chunks) + 1):
                         if reply.disconnect_after is not None and index >= reply.disconnect_after:
                             self.wfile.write(b"5\r\n{\"mo")  # a torn chunk, then hang up
                             self.wfile.flush()
@@ -99,10 +115,20 @@ class FakeOllama:
                         if reply.stall_after is not None and index >= reply.stall_after:
                             time.sleep(reply.stall_for)
                             return
+                        if reply.error_after is not None and index >= reply.error_after:
+                            self._chunk({"error": reply.error})
+                            self.wfile.write(b"0\r\n\r\n")
+                            return
+                        if index == len(reply.chunks):
+                            break
                         if reply.delay:
                             time.sleep(reply.delay)
-                        self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": chunk},
+                        self._chunk({"model": body.get("model"),
+                                     "message": {"role": "assistant", "content": reply.chunks[index]},
                                      "done": False})
+                    if reply.tool_calls:
+                        self._chunk({"model": body.get("model"), "done": False,
+                                     "message": {"role": "assistant", "content": "", "tool_calls": reply.tool_calls}})
                     self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
                                  "done": True, "done_reason": "stop", "prompt_eval_count": reply.prompt_eval_count,
                                  "eval_count": len(reply.chunks)})

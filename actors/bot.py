@@ -1,0 +1,181 @@
+"""The bot: live handshake state of the peer tabs and the routing of their bot-chat messages.
+
+- A verified ack (`handshake-ok`, `ok`, `ready`, `ack`) moves its peer to `connected`.
+- While the coordinator is in a run, a peer's message goes to the run (a pending `wait`
+  wakes at once; other tools carry it in their result). Nothing is dropped.
+- While idle, a verified message from a peer the coordinator talked to this session starts a
+  continuation run; from anyone else it is shown and logged only.
+- At most `continuations_per_minute` continuation runs per peer per minute; beyond that the
+  message is logged with a note and left to the user (AI-to-AI loop safety).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import pykka
+
+from ..protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
+from ..protocol.settings import PeerSettings
+from .events import BotChat, TabsChanged
+
+ASK = 10.0
+
+
+@dataclass(frozen=True)
+class PeerStateChanged:
+    """A peer tab's handshake state changed (for the TUI's tab badge)."""
+
+    name: str
+    state: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PeerNote:
+    """Something the user should see about a peer message (rate cap, not routed)."""
+
+    sender: str
+    text: str
+    note: str
+
+
+def header_template() -> str:
+    return resources.files("tikitaka.assets").joinpath("handshake.md").read_text(encoding="utf-8")
+
+
+class BotActor(pykka.ThreadingActor):
+    def __init__(self, host: Any, settings: PeerSettings) -> None:
+        super().__init__()
+        self._host = host
+        self._settings = settings
+        self._handshakes = Handshakes(settings.ack_timeout)
+        self._template = header_template()
+        self._names: dict[int, str] = {}  # tab id -> name, to follow renames
+        self._roles: dict[str, str] = {}  # casefolded name -> role
+        self._talked_to: set[str] = set()
+        self._continuations: dict[str, deque[float]] = {}
+        self._unsubscribe = lambda: None
+        self._ticker_stop = threading.Event()
+
+    def on_start(self) -> None:
+        self._unsubscribe = self._host.bus.subscribe(self._on_event)
+        self._tabs_changed(self._host.workspace.list_tabs().get(timeout=ASK))
+        threading.Thread(target=self._tick, name="tiki-bot-timer", daemon=True).start()
+
+    def on_stop(self) -> None:
+        self._ticker_stop.set()
+        self._unsubscribe()
+
+    def _on_event(self, event: object) -> None:
+        # Called on other actors' threads: only hand the event to our mailbox.
+        if isinstance(event, (BotChat, TabsChanged)):
+            try:
+                self.actor_ref.tell(event)
+            except pykka.ActorDeadError:
+                pass
+
+    def on_receive(self, message: Any) -> None:
+        if isinstance(message, BotChat):
+            self._bot_chat(message)
+        elif isinstance(message, TabsChanged):
+            self._tabs_changed(message.tabs)
+
+    def _tick(self) -> None:
+        while not self._ticker_stop.wait(1.0):
+            try:
+                self.actor_ref.proxy().expire_handshakes(time.monotonic())
+            except pykka.ActorDeadError:
+                return
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _publish_state(self, name: str, note: str = "") -> None:
+        self._host.bus.publish(PeerStateChanged(name, self._handshakes.state(name), note))
+
+    def _tabs_changed(self, tabs: list[Any]) -> None:
+        current = {tab.id: tab.name for tab in tabs}
+        for tab_id, old in list(self._names.items()):
+            new = current.get(tab_id)
+            if new is None:
+                self._handshakes.forget(old)
+                self._talked_to.discard(old.casefold())
+            elif new != old:
+                self._handshakes.rename(old, new)
+                if old.casefold() in self._talked_to:
+                    self._talked_to.discard(old.casefold())
+                    self._talked_to.add(new.casefold())
+                self._publish_state(new)
+        self._names = current
+        self._roles = {tab.name.casefold(): tab.role for tab in tabs}
+
+    def expire_handshakes(self, now: float) -> list[str]:
+        expired = self._handshakes.expire(now)
+        for name in expired:
+            self._host.event_log.append("handshake_timeout", tab=name,
+                                        detail=f"no ack within {self._settings.ack_timeout:g} s; the next send re-introduces")
+            self._publish_state(name, "no acknowledgement: the next message re-introduces tikitaka")
+        return expired
+
+    def states(self) -> dict[str, dict[str, str]]:
+        return {name: {"handshake": self._handshakes.state(name)}
+                for name in self._names.values() if self._roles.get(name.casefold()) == "peer"}
+
+    def prepare_send(self, tab: str, text: str) -> str:
+        """The text to type into peer tab `tab`: with the first-contact header if it is due."""
+        self._talked_to.add(tab.casefold())
+        if self._handshakes.on_send(tab, time.monotonic()):
+            self._publish_state(tab)
+            return render_header(self._template, name=tab, text=text)
+        return text
+
+    def reset(self) -> None:
+        """A new AI session: every peer is a stranger again."""
+        self._handshakes.reset()
+        self._talked_to.clear()
+        for name in self.states():
+            self._publish_state(name)
+
+    # -- routing ---------------------------------------------------------------------------
+
+    def _bot_chat(self, message: BotChat) -> None:
+        sender = message.sender
+        is_peer = self._roles.get(sender.casefold()) == "peer"
+        if message.verified and is_peer and is_ack(message.text):
+            if self._handshakes.on_ack(sender):
+                self._host.event_log.append("handshake_ok", tab=sender)
+                self._publish_state(sender)
+            return
+        reactor = self._host.service("reactor")
+        if reactor is None:
+            return
+        if reactor.is_running().get(timeout=ASK):
+            reactor.peer_message(sender, message.text, message.verified)
+            return
+        if not (message.verified and sender.casefold() in self._talked_to):
+            return  # shown (the UI saw the BotChat) and logged by the host; not a continuation
+        if not self._allow_continuation(sender):
+            note = (f"not started: more than {self._settings.continuations_per_minute} continuation runs "
+                    f"from {sender} in a minute; answer it yourself or ask the coordinator")
+            self._host.event_log.append("continuation_capped", tab=sender, detail=note)
+            self._host.bus.publish(PeerNote(sender, message.text, note))
+            return
+        reactor.submit(f"[peer signal from {sender} via bot-chat] {message.text}", source=f"peer:{sender}")
+
+    def _allow_continuation(self, sender: str) -> bool:
+        window = self._continuations.setdefault(sender.casefold(), deque())
+        now = time.monotonic()
+        while window and now - window[0] > 60:
+            window.popleft()
+        if len(window) >= self._settings.continuations_per_minute:
+            return False
+        window.append(now)
+        return True
+
+
+__all__ = ["BotActor", "PeerStateChanged", "PeerNote", "NOT_CONNECTED", "HANDSHAKE_SENT"]

@@ -1,0 +1,127 @@
+"""Routing of peer messages through the real bot and reactor actors (fake Ollama)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agent_helpers import AgentHost
+from conftest import wait_until
+from fake_ollama import Reply
+from tikitaka.actors import peer_ops
+from tikitaka.actors.bot import PeerNote
+from tikitaka.actors.events import BotChat
+from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd
+
+PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
+
+
+@pytest.fixture
+def agent(tmp_path, tiki_env, monkeypatch):
+    for key, value in tiki_env.items():
+        monkeypatch.setenv(key, value)
+    made = []
+
+    def make(**peers):
+        a = AgentHost(tmp_path, PEER)
+        if peers:
+            a.host.settings = a.host.settings.model_copy(
+                update={"peers": a.host.settings.peers.model_copy(update=peers)})
+        peer_ops.register(a.host)
+        a.bot = a.host.service("bot")
+        made.append(a)
+        return a
+
+    yield make
+    for a in made:
+        a.close()
+
+
+def chat(a, text, sender="Claude", verified=True):
+    a.host.bus.publish(BotChat(sender, text, verified))
+
+
+def test_message_during_a_run_wakes_the_pending_wait(agent):
+    a = agent()
+    a.fake.script(Reply.action("wait", seconds=30), Reply.action("done", message="ok"))
+    run_id = a.reactor.submit("wait for Claude").get()
+    wait_until(lambda: len(a.fake.requests) == 1 and a.reactor.status().get()["turns"] == 1, what="waiting")
+    time.sleep(0.3)  # let the wait tool start
+    chat(a, "42, obviously")
+    final, events = a.collect(run_id)
+    wait = next(e for e in events if isinstance(e, ToolEnd) and e.tool == "wait")
+    assert wait.result["peer_messages"] == [{"from": "Claude", "text": "42, obviously", "verified": True}]
+    assert wait.result["waited"] < 30
+
+
+def test_message_during_another_tool_is_attached_to_its_result(agent):
+    a = agent()
+    a.fake.script(Reply(chunks=['{"tool": "list_terminals", ', '"args": {}}'], delay=0.4),
+                  Reply.action("done", message="ok"))
+    run_id = a.reactor.submit("list").get()
+    wait_until(lambda: a.fake.requests, what="first turn started")
+    chat(a, "by the way")  # arrives while the model is generating, before the tool runs
+    final, events = a.collect(run_id)
+    listed = next(e for e in events if isinstance(e, ToolEnd))
+    assert listed.result["peer_messages"][0]["text"] == "by the way"
+
+
+def test_idle_message_from_a_peer_we_talked_to_starts_a_continuation(agent):
+    a = agent()
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hello"), Reply.action("done", message="sent"))
+    a.run("greet Claude")
+    assert a.bot.states().get() == {"Claude": {"handshake": "handshake_sent"}}
+    chat(a, "handshake-ok")
+    wait_until(lambda: a.bot.states().get() == {"Claude": {"handshake": "connected"}}, what="connected")
+    a.fake.script(Reply.action("done", message="noted"))
+    chat(a, "here is more")
+    started = wait_until(lambda: next((e for e in list(a.events.queue) if isinstance(e, RunStarted)
+                                       and e.source == "peer:Claude"), None), what="continuation run")
+    assert started.prompt == "[peer signal from Claude via bot-chat] here is more"
+    final, _ = a.collect(started.run_id)
+    assert isinstance(final, RunDone)
+
+
+def test_idle_message_from_a_stranger_or_unverified_is_only_shown(agent):
+    a = agent()
+    chat(a, "hello from nowhere", sender="tester", verified=False)
+    chat(a, "unasked", sender="Claude", verified=True)  # never talked to this session
+    time.sleep(0.5)
+    assert a.reactor.status().get()["queued"] == 0 and a.reactor.status().get()["state"] == "idle"
+    assert a.fake.requests == []
+
+
+def test_continuation_rate_cap(agent):
+    a = agent(continuations_per_minute=2)
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hi"), Reply.action("done", message="sent"))
+    a.run("greet")
+    a.fake.script(*[Reply.action("done", message=f"c{i}") for i in range(5)])
+    for i in range(3):
+        wait_until(lambda: a.reactor.status().get()["state"] == "idle", what="idle")
+        chat(a, f"ping {i}")
+        time.sleep(0.3)
+    notes = wait_until(lambda: [e for e in list(a.events.queue) if isinstance(e, PeerNote)], what="cap note")
+    assert "more than 2 continuation runs" in notes[0].note
+    starts = [e for e in list(a.events.queue) if isinstance(e, RunStarted) and e.source == "peer:Claude"]
+    assert len(starts) == 2
+
+
+def test_reset_makes_every_peer_a_stranger(agent):
+    a = agent()
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hi"), Reply.action("done", message="sent"))
+    a.run("greet")
+    chat(a, "ok")
+    wait_until(lambda: a.bot.states().get()["Claude"]["handshake"] == "connected", what="connected")
+    a.reactor.reset().get()
+    wait_until(lambda: a.bot.states().get()["Claude"]["handshake"] == "not_connected", what="reset")
+
+
+def test_rename_keeps_the_handshake_state(agent):
+    a = agent()
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hi"), Reply.action("done", message="sent"))
+    a.run("greet")
+    chat(a, "ack")
+    wait_until(lambda: a.bot.states().get()["Claude"]["handshake"] == "connected", what="connected")
+    a.host.workspace.rename_tab("Claude", "Opus").get()
+    wait_until(lambda: a.bot.states().get() == {"Opus": {"handshake": "connected"}}, what="renamed")
