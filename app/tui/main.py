@@ -1,0 +1,266 @@
+"""The Textual app: the same host as `tiki serve` (same actors, same socket) plus a UI.
+
+The event loop never blocks: actor events arrive as Messages posted by a bus subscriber,
+and every ask of an actor runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.widgets import Footer
+
+from ...actors import reactor_events as rev
+from ...actors.events import BotChat, ScreenChanged, TabExited, TabsChanged
+from . import settings_store
+from .agent_panel import AgentPanel
+from .dialogs import ConfirmScreen, ConsentScreen, HelpScreen, NewTabScreen, RenameScreen
+from .messages import ActorEvent, PanelNote, TabsListed
+from .tab_bar import TabBar
+from .terminal_view import TerminalView
+
+ASK = 10.0
+
+
+class TikiApp(App):
+    CSS_PATH = "../../assets/tiki.tcss"
+    TITLE = "tikitaka"
+    COMMAND_PALETTE_BINDING = "f12"
+    BINDINGS = [
+        Binding("f1", "help", "help", priority=True),
+        Binding("f2", "toggle_focus", "panel", priority=True),
+        Binding("f3", "new_tab", "new", priority=True),
+        Binding("f4", "rename_tab", "rename", priority=True),
+        Binding("f5", "restart_tab", "restart", priority=True),
+        Binding("f6", "prev_tab", "prev", priority=True),
+        Binding("f7", "next_tab", "next", priority=True),
+        Binding("f8", "close_tab", "close", priority=True),
+        Binding("f9", "cycle_panel", "dock", priority=True),
+        Binding("f10", "quit_app", "quit", priority=True),
+        *[Binding(f"alt+{n}", f"goto_tab({n})", show=False, priority=True) for n in range(1, 10)],
+    ]
+
+    def __init__(self, host: Any) -> None:
+        super().__init__()
+        self.host = host
+        self.tabs: list[Any] = []
+        self.active_id: int | None = None
+        self.ui = settings_store.load()
+        self._unsubscribe = lambda: None
+
+    def compose(self) -> ComposeResult:
+        yield TabBar(id="tab-bar")
+        with Container(id="main", classes=f"panel-{self.ui['panel']}"):
+            yield TerminalView(id="terminal")
+            yield AgentPanel(self, id="agent-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.ui.get("theme") in self.available_themes:
+            self.theme = self.ui["theme"]
+        self._unsubscribe = self.host.bus.subscribe(lambda event: self.post_message(ActorEvent(event)))
+        reactor = self.host.service("reactor")
+        if reactor is not None:
+            reactor.set_consent_responder(True)
+        self.query_one(TerminalView).focus()
+        self.refresh_tabs(initial=True)
+        self.check_backend()
+        self.set_interval(1.0, self.refresh_tabs)  # idle/busy badges
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    # -- state from the actors -----------------------------------------------------------------
+
+    @work(thread=True, group="tabs", exclusive=True)
+    def refresh_tabs(self, initial: bool = False) -> None:
+        try:
+            tabs = self.host.workspace.list_tabs().get(timeout=ASK)
+        except Exception:  # noqa: BLE001 - the host is stopping
+            return
+        self.post_message(TabsListed(tabs))
+
+    def on_tabs_listed(self, message: TabsListed) -> None:
+        self._set_tabs(message.tabs)
+
+    def _set_tabs(self, tabs: list[Any]) -> None:
+        self.tabs = list(tabs)
+        ids = [tab.id for tab in self.tabs]
+        if self.active_id not in ids:
+            active = next((t for t in self.tabs if t.active), self.tabs[0] if self.tabs else None)
+            if active is not None:
+                self.show_tab(active.id)
+        self.query_one(TabBar).set_tabs(self.tabs, self.active_id)
+
+    @work(thread=True, group="backend")
+    def check_backend(self) -> None:
+        from ...actors.reactor_ops import embedded_available, ollama_answers
+
+        reactor = self.host.service("reactor")
+        settings = self.host.settings.reactor
+        reason = None
+        if reactor is None:
+            reason = "this host has no coordinator"
+        elif settings.backend != "embedded" and not embedded_available():
+            host = settings.ollama_host or "http://127.0.0.1:11434"
+            if not ollama_answers(host):
+                reason = f"no Ollama answering at {host} (and the embedded extra is not installed)"
+        self.call_from_thread(self.query_one(AgentPanel).set_ai_available, reason)
+
+    def on_actor_event(self, message: ActorEvent) -> None:
+        event = message.event
+        panel = self.query_one(AgentPanel)
+        if isinstance(event, ScreenChanged):
+            if event.tab_id == self.active_id:
+                self.query_one(TerminalView).apply(event.update)
+        elif isinstance(event, TabsChanged):
+            self._set_tabs(event.tabs)
+        elif isinstance(event, TabExited):
+            panel.write(f"tab {event.name} exited (code {event.exit_code}); F5 restarts it", "yellow")
+        elif isinstance(event, BotChat):
+            mark = "" if event.verified else " (unverified)"
+            panel.write(f"[{event.sender}] {event.text}{mark}", "magenta")
+        elif isinstance(event, rev.ConsentNeeded):
+            self.ask_consent(event)
+        elif isinstance(event, rev.RunEvent):
+            panel.show_run_event(event)
+        elif type(event).__name__ == "PeerStateChanged":
+            self.query_one(TabBar).set_handshake(event.name, event.state)
+            if event.note:
+                panel.write(f"{event.name}: {event.note}", "yellow")
+        elif type(event).__name__ in ("PeerNote", "ActorFailed"):
+            panel.write(f"{getattr(event, 'sender', getattr(event, 'what', ''))}: "
+                        f"{getattr(event, 'note', getattr(event, 'error', ''))}", "yellow")
+
+    def on_panel_note(self, message: PanelNote) -> None:
+        self.query_one(AgentPanel).write(message.text, message.style)
+
+    def ask_consent(self, event: Any) -> None:
+        reactor = self.host.service("reactor")
+
+        def answered(decision: str | None) -> None:
+            reactor.answer_consent(event.request_id, decision or "deny")
+
+        self.push_screen(ConsentScreen(event.tab, event.tool, event.args), answered)
+
+    # -- tabs --------------------------------------------------------------------------------
+
+    def _active(self) -> Any:
+        return next((t for t in self.tabs if t.id == self.active_id), None)
+
+    def active_terminal(self) -> Any:
+        view = self.query_one(TerminalView)
+        return view.terminal
+
+    def show_tab(self, tab_id: int) -> None:
+        tab = next((t for t in self.tabs if t.id == tab_id), None)
+        if tab is None:
+            return
+        self.active_id = tab_id
+        self.query_one(TabBar).set_tabs(self.tabs, tab_id)
+        self._open(tab.name, tab_id)
+
+    @work(thread=True, group="switch", exclusive=True)
+    def _open(self, name: str, tab_id: int) -> None:
+        try:
+            handle = self.host.workspace.get(name).get(timeout=ASK)
+            self.host.workspace.set_active(name)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(PanelNote(f"cannot show {name}: {exc}", "red"))
+            return
+        self.call_from_thread(self.query_one(TerminalView).show, tab_id, handle.terminal)
+
+    def _step(self, delta: int) -> None:
+        if not self.tabs:
+            return
+        ids = [t.id for t in self.tabs]
+        index = ids.index(self.active_id) if self.active_id in ids else 0
+        self.show_tab(ids[(index + delta) % len(ids)])
+
+    def action_next_tab(self) -> None:
+        self._step(1)
+
+    def action_prev_tab(self) -> None:
+        self._step(-1)
+
+    def action_goto_tab(self, number: int) -> None:
+        if 0 < number <= len(self.tabs):
+            self.show_tab(self.tabs[number - 1].id)
+
+    def action_toggle_focus(self) -> None:
+        view = self.query_one(TerminalView)
+        if view.has_focus:
+            if self.ui["panel"] == "hidden":
+                self.action_cycle_panel()
+            self.query_one("#agent-input").focus()
+        else:
+            view.focus()
+
+    def action_cycle_panel(self) -> None:
+        order = settings_store.PANELS
+        self.ui["panel"] = order[(order.index(self.ui["panel"]) + 1) % len(order)]
+        self.query_one("#main").set_classes(f"panel-{self.ui['panel']}")
+        try:
+            settings_store.save(self.ui)
+        except OSError as exc:
+            self.query_one(AgentPanel).write(f"cannot save UI settings: {exc}", "red")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def _workspace_call(self, what: str, call: Any) -> None:
+        def run() -> None:
+            try:
+                call().get(timeout=ASK)
+            except Exception as exc:  # noqa: BLE001 - TikiError messages are for the user
+                self.post_message(PanelNote(f"{what}: {getattr(exc, 'message', exc)}", "red"))
+
+        self.run_worker(run, thread=True, group="workspace")
+
+    def action_new_tab(self) -> None:
+        def created(spec: dict[str, Any] | None) -> None:
+            if spec:
+                self._workspace_call("new tab", lambda: self.host.workspace.create_tab(
+                    spec["name"], spec["command"], spec["cwd"]))
+
+        self.push_screen(NewTabScreen(), created)
+
+    def action_rename_tab(self) -> None:
+        tab = self._active()
+        if tab is None:
+            return
+
+        def renamed(new: str | None) -> None:
+            if new and new != tab.name:
+                self._workspace_call("rename", lambda: self.host.workspace.rename_tab(tab.name, new))
+
+        self.push_screen(RenameScreen(tab.name), renamed)
+
+    def action_restart_tab(self) -> None:
+        tab = self._active()
+        if tab is not None:
+            self._workspace_call("restart", lambda: self.host.workspace.restart_tab(tab.name))
+            self.show_tab(tab.id)
+
+    def action_close_tab(self) -> None:
+        tab = self._active()
+        if tab is None:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._workspace_call("close", lambda: self.host.workspace.close_tab(tab.name))
+
+        self.push_screen(ConfirmScreen(f"Close tab '{tab.name}' and kill its program?"), confirmed)
+
+    def action_quit_app(self) -> None:
+        running = [t.name for t in self.tabs if t.running]
+        if not running:
+            self.exit()
+            return
+        question = f"Quit tikitaka? {len(running)} tab(s) still running: {', '.join(running)}"
+        self.push_screen(ConfirmScreen(question), lambda yes: self.exit() if yes else None)

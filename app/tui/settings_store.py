@@ -1,0 +1,47 @@
+"""UI settings that persist between launches (panel position, theme): `ui.toml` in the
+config directory, written atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import tomli_w
+
+from ...protocol import paths
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULTS = {"panel": "right", "theme": "textual-dark"}
+PANELS = ("right", "bottom", "hidden")
+
+
+def ui_file() -> Path:
+    return paths.config_dir() / "ui.toml"
+
+
+def load() -> dict[str, str]:
+    try:
+        data = tomllib.loads(ui_file().read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        data = {}
+    settings = dict(DEFAULTS)
+    if data.get("panel") in PANELS:
+        settings["panel"] = data["panel"]
+    if isinstance(data.get("theme"), str):
+        settings["theme"] = data["theme"]
+    return settings
+
+
+def save(settings: dict[str, str]) -> None:
+    path = ui_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".ui-", dir=path.parent)
+    with os.fdopen(fd, "wb") as handle:
+        tomli_w.dump(settings, handle)
+    os.replace(tmp, path)

@@ -1,0 +1,44 @@
+"""The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
+
+
+class TabBar(Static):
+    DEFAULT_CSS = "TabBar { height: 1; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.tabs: list[Any] = []
+        self.active_id: int | None = None
+        self.handshakes: dict[str, str] = {}
+
+    def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
+        self.tabs, self.active_id = list(tabs), active_id
+        self._draw()
+
+    def set_handshake(self, name: str, state: str) -> None:
+        self.handshakes[name.casefold()] = state
+        self._draw()
+
+    def _draw(self) -> None:
+        text = Text()
+        for number, tab in enumerate(self.tabs, start=1):
+            active = tab.id == self.active_id
+            label = Text(f" {number} {tab.name} ", style="bold reverse" if active else "bold")
+            text.append_text(label)
+            if not tab.running:
+                text.append(f"exited ({tab.exit_code}) ", style="red")
+            else:
+                text.append("busy " if tab.activity == "busy" else "idle ", style="yellow" if tab.activity == "busy" else "green")
+            if tab.role == "peer":
+                state = self.handshakes.get(tab.name.casefold(), "not_connected")
+                text.append(f"[{HANDSHAKE_BADGE.get(state, state)}] ", style="cyan" if state == "connected" else "dim")
+            text.append("│", style="dim")
+        self.update(text)
