@@ -172,7 +172,11 @@ class TikiApp(App):
         except Exception as exc:  # noqa: BLE001
             self.post_message(PanelNote(f"cannot show {name}: {exc}", "red"))
             return
-        self.call_from_thread(self.query_one(TerminalView).show, tab_id, handle.terminal)
+        def show() -> None:
+            if self.active_id == tab_id:  # a later switch may have overtaken this one
+                self.query_one(TerminalView).show(tab_id, handle.terminal)
+
+        self.call_from_thread(show)
 
     def _step(self, delta: int) -> None:
         if not self.tabs:

@@ -75,6 +75,8 @@ class TerminalView(Widget, can_focus=True):
                     old.watch(False).get(timeout=ASK)
                 except Exception:  # noqa: BLE001 - a closed tab has nothing to unwatch
                     pass
+            if self.tab_id != tab_id:
+                return  # already switched on: the newer switch watches its own tab
             try:
                 update = terminal.watch(True).get(timeout=ASK)
             except Exception:  # noqa: BLE001

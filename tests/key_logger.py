@@ -1,0 +1,24 @@
+"""A tab program for TUI tests: raw mode, logs every read with its time to a file."""
+
+import json
+import os
+import sys
+import termios
+import time
+import tty
+
+log = open(sys.argv[1], "a", buffering=1)
+fd = sys.stdin.fileno()
+tty.setraw(fd)
+sys.stdout.write("logger ready\r\n")
+sys.stdout.flush()
+while True:
+    data = os.read(fd, 4096)
+    if not data:
+        break
+    log.write(json.dumps({"t": time.monotonic(), "data": data.decode("utf-8", "replace")}) + "\n")
+    sys.stdout.write(f"read {len(data)}\r\n")
+    sys.stdout.flush()
+    if data == b"\x04":
+        break
+termios.tcsetattr(fd, termios.TCSADRAIN, termios.tcgetattr(fd))

@@ -1,0 +1,46 @@
+"""Running the real TikiApp on a real in-process host for Pilot tests."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pykka
+
+from tikitaka.actors.host import Host, HostOptions
+from tikitaka.app.tui.main import TikiApp
+from tikitaka.app.tui.terminal_view import TerminalView
+
+
+def make_app(tmp_path: Path, workspace: str, extensions: tuple[str, ...] | None = None) -> TikiApp:
+    path = tmp_path / "tui-workspace.toml"
+    path.write_text(workspace)
+    options = HostOptions(workspace=path) if extensions is None else HostOptions(workspace=path, extensions=extensions)
+    host = Host(options)
+    host.start()
+    return TikiApp(host)
+
+
+def stop(app: TikiApp) -> None:
+    app.host.stop()
+    pykka.ActorRegistry.stop_all()
+
+
+def screen_text(app: TikiApp) -> str:
+    view = app.query_one(TerminalView)
+    return "\n".join("".join(text for text, _ in row) for row in view.rows)
+
+
+async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+__all__ = ["make_app", "stop", "screen_text", "until", "asyncio"]
