@@ -88,7 +88,8 @@ class LlamaTransport(httpx.BaseTransport):
         if path == "/api/tags":
             return httpx.Response(200, json={"models": [{"name": self.name, "model": self.name}]})
         if path == "/api/show":
-            return httpx.Response(200, json={"capabilities": ["completion"], "details": {"format": "gguf"}})
+            return httpx.Response(200, json={"capabilities": ["completion"], "model_info": {},
+                                             "details": {"format": "gguf", "family": "llama.cpp"}})
         if path != "/api/chat":
             return httpx.Response(404, json={"error": f"embedded backend has no {path}"})
         body = json.loads(request.read() or b"{}")

@@ -232,10 +232,21 @@ class OllamaBackend:
 
     def check(self) -> tuple[bool, str]:
         """(model present, detail) — for `tiki doctor`."""
+        reachable, models, detail = self.probe()
+        if not reachable:
+            return False, detail
+        return self.model_check(models)
+
+    def probe(self) -> tuple[bool, list[str], str]:
+        """(server answers, its model names, detail)."""
         try:
             models = [m.model for m in self._client.list().models]
         except Exception as exc:  # noqa: BLE001
-            return False, classify(exc, model=self.model, host=self.host).message
-        if any(name == self.model or name.split(":")[0] == self.model for name in models):
+            return False, [], classify(exc, model=self.model, host=self.host).message
+        return True, models, f"{self.host} answers ({len(models)} models)"
+
+    def model_check(self, models: list[str]) -> tuple[bool, str]:
+        wanted = self.model if ":" in self.model else f"{self.model}:latest"
+        if any(name in (self.model, wanted) for name in models):
             return True, f"{self.host} has {self.model}"
         return False, f"{self.host} answers but has no {self.model}: run `ollama pull {self.model}`"

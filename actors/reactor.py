@@ -61,6 +61,7 @@ class ReactorActor(pykka.ThreadingActor):
         self._session = 0  # bumped by reset: a cancelled run must not append to the new session
         self._requests: queue.Queue[RunRequest | None] = queue.Queue()
         self._queued = 0
+        self._dropped: set[str] = set()  # queued runs cancelled before they started
         self._current: RunRequest | None = None
         self._turns = 0
         self._cancel = threading.Event()
@@ -90,10 +91,14 @@ class ReactorActor(pykka.ThreadingActor):
         self._requests.put(request)
         return request.run_id
 
-    def cancel(self) -> bool:
-        """Cancel the current run at once (a queued run still starts after it)."""
+    def cancel(self, run_id: str | None = None) -> bool:
+        """Cancel the current run at once (queued runs still start after it). With `run_id`,
+        only that run: the current one, or a queued one, which then never starts."""
         with self._lock:
             running = self._current is not None
+            if run_id is not None and not (running and self._current.run_id == run_id):
+                self._dropped.add(run_id)
+                return False
         if running:
             self._cancel.set()
             self._consent.wake_all()
@@ -164,6 +169,12 @@ class ReactorActor(pykka.ThreadingActor):
                 return
             with self._lock:
                 self._queued -= 1
+                dropped = request.run_id in self._dropped
+                self._dropped.discard(request.run_id)
+            if dropped:
+                self._publish(RunError(request.run_id, "cancelled"))
+                continue
+            with self._lock:
                 request.session = self._session
                 self._cancel.clear()  # before `_current` is set, so no cancel() is lost
                 self._current, self._turns = request, 0
@@ -209,6 +220,8 @@ class ReactorActor(pykka.ThreadingActor):
         self._transcript.finish(record, outcome, detail)
         self._host.event_log.append(f"run_{outcome}", sender="coordinator",
                                     detail=f"{record['prompt'][:80]!r} -> {detail[:200]}", run_id=event.run_id)
+        with self._lock:  # idle before anyone hears the run ended (`tiki status` right after)
+            self._current = None
         self._publish(event)
 
     def _model(self) -> Any:

@@ -15,6 +15,7 @@ from .reactor import ReactorActor
 from .reactor_events import FINAL, RunEvent
 
 ASK = 10.0
+ALIVE_EVERY = 1.0  # seconds between liveness probes of a silent `agent.ask` stream
 
 
 def embedded_available() -> bool:
@@ -80,7 +81,7 @@ def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> Non
     host.add_service("backend", factory)
     host.register_op("agent.ask", ask, streaming=True)
     host.register_op("agent.status", status)
-    host.register_op("agent.cancel", lambda ctx, args: {"cancelled": _reactor(ctx).cancel().get(timeout=ASK)})
+    host.register_op("agent.cancel", lambda ctx, args: {"cancelled": _reactor(ctx).cancel(args.get("run_id")).get(timeout=ASK)})
     host.register_op("agent.reset", lambda ctx, args: (_reactor(ctx).reset().get(timeout=ASK), {"reset": True})[1])
 
 
@@ -104,28 +105,25 @@ def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         run_id = reactor.submit(prompt, source="cli", allow_shell=allow_shell).get(timeout=ASK)
         while True:
-            event = _next_event(events, reactor)
-            if event.run_id != run_id:
-                continue
             try:
-                ctx.emit(event.to_json())
-            except OSError:  # the asker went away (ctrl+c): stop the run it asked for
-                reactor.cancel()
+                event: Any = events.get(timeout=ALIVE_EVERY)
+            except queue.Empty:
+                if not reactor.actor_ref.is_alive():
+                    raise TikiError("the coordinator stopped before the run ended") from None
+                event = None
+            if event is not None and event.run_id != run_id:
+                continue  # another run's progress (the TUI's, a peer's continuation)
+            try:
+                # While the model is silent, a small event tells us whether the asker is still
+                # there: a `tiki ask` interrupted with ctrl+c cancels its run at once.
+                ctx.emit(event.to_json() if event is not None else {"kind": "alive", "run_id": run_id})
+            except OSError:
+                reactor.cancel(run_id)
                 raise
             if isinstance(event, FINAL):
                 return event.to_json()
     finally:
         unsubscribe()
-
-
-def _next_event(events: queue.Queue, reactor: Any) -> RunEvent:
-    """The next event; a reactor that died mid-run ends the wait instead of hanging the asker."""
-    while True:
-        try:
-            return events.get(timeout=1.0)
-        except queue.Empty:
-            if not reactor.actor_ref.is_alive():
-                raise TikiError("the coordinator stopped before the run ended") from None
 
 
 def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Coordinator overhead per turn outside the model: a reactor run against a fake Ollama that
-answers instantly, timing the gap between one model reply ending and the next request
-arriving, minus the tool's own run time.
+answers at once. For each turn after the first: the time from the fake having sent the
+previous reply completely to the next request arriving, minus the tool's own run time —
+what the reactor, the client and the transport cost per turn.
 
-    python bench/reactor_overhead.py [--turns 11]
+    python bench/reactor_overhead.py [--turns 11] [--runs 5]
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -31,28 +31,21 @@ def main() -> None:
     from tikitaka.actors.reactor_events import ToolEnd
 
     agent = AgentHost(work, '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n', max_turns=opts.turns + 1)
-    arrivals: list[float] = []
-    original = agent.fake.server.RequestHandlerClass.do_POST
-
-    def timed(handler):
-        if handler.path == "/api/chat":
-            arrivals.append(time.perf_counter())
-        original(handler)
-
-    agent.fake.server.RequestHandlerClass.do_POST = timed
+    fake = agent.fake
     overheads = []
     try:
         for _ in range(opts.runs):
-            arrivals.clear()
-            # distinct reads so the repeat guard never blocks; list_terminals costs ~1 ms
-            agent.fake.script(*[Reply.action("read_terminal", tab="sh", lines=i + 1) for i in range(opts.turns)],
-                              Reply.action("done", message="ok"))
+            fake.arrived.clear()
+            fake.finished.clear()
+            # distinct reads so the repeat guard never blocks
+            fake.script(*[Reply.action("read_terminal", tab="sh", lines=i + 1) for i in range(opts.turns)],
+                        Reply.action("done", message="ok"))
             final, events = agent.run("bench")
             tools = [e.duration for e in events if isinstance(e, ToolEnd)]
-            gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+            gaps = [nxt - done for done, nxt in zip(fake.finished, fake.arrived[1:])]
             overheads += [gap - tool for gap, tool in zip(gaps, tools)]
         print(f"coordinator overhead per turn (outside model and tool): {summary(overheads)}  target median <= 5 ms")
-        print(f"messages in the session: {len(agent.reactor.messages().get())}")
+        print(f"messages in the session at the end: {len(agent.reactor.messages().get())}")
     finally:
         agent.close()
 

@@ -36,6 +36,10 @@ def classify(exc: BaseException, *, model: str, host: str) -> Failure:
         if status == 429 or status >= 500:
             return Failure(False, f"{host} answered {status}: {detail}")
         return Failure(True, f"{host} answered {status}: {detail}")
+    if type(exc) is ConnectionError and "Failed to connect to Ollama" in detail:
+        # the client's own wording for a refused connection is a paragraph; say it shortly
+        return Failure(False, f"nothing answers at {host} (is `ollama serve` running? "
+                              "OLLAMA_HOST points elsewhere)")
     if isinstance(exc, (ConnectionError, TimeoutError, OSError)) or name in _RETRYABLE_HTTPX:
         return Failure(False, f"cannot reach {host} ({name}: {detail})")
     if name == "ResponseError":  # an error line inside the stream (status -1)

@@ -43,6 +43,8 @@ class FakeOllama:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []  # /api/chat bodies, in order
         self.calls: list[tuple[str, str]] = []  # (method, path) of every request
+        self.arrived: list[float] = []  # perf_counter() when each /api/chat request arrived
+        self.finished: list[float] = []  # ... and when its reply was completely sent
         self.models = models
         self.capabilities = ["completion"]  # what /api/show lists
         self._lock = threading.Lock()
@@ -79,6 +81,7 @@ class FakeOllama:
                     self._json(404, {"error": "not found"})
 
             def do_POST(self) -> None:
+                arrived = time.perf_counter()  # before the fake's own reading and parsing
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 with fake._lock:
                     fake.calls.append(("POST", self.path))
@@ -86,12 +89,13 @@ class FakeOllama:
                     if body.get("model") not in fake.models:
                         self._json(404, {"error": f"model '{body.get('model')}' not found"})
                     else:
-                        self._json(200, {"capabilities": list(fake.capabilities), "details": {}})
+                        self._json(200, {"capabilities": list(fake.capabilities), "model_info": {}, "details": {}})
                     return
                 if self.path != "/api/chat":
                     self._json(404, {"error": "not found"})
                     return
                 with fake._lock:
+                    fake.arrived.append(arrived)
                     fake.requests.append(body)
                     reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
                 if reply.status != 200:
@@ -133,6 +137,8 @@ class FakeOllama:
                                  "done": True, "done_reason": "stop", "prompt_eval_count": reply.prompt_eval_count,
                                  "eval_count": len(reply.chunks)})
                     self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                    fake.finished.append(time.perf_counter())
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 

@@ -58,5 +58,29 @@ def test_doctor_reports_pty_socket_and_ollama(tiki_env, fake):
     result = subprocess.run([TIKI, "doctor"], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok    pty:" in result.stdout and "ok    ollama:" in result.stdout
+    assert "ok    model:" in result.stdout and "ok    embedded:" in result.stdout
     missing = subprocess.run([TIKI, "doctor"], env={**env, "TIKI_MODEL": "nope:1b"}, capture_output=True, text=True)
-    assert "ollama pull nope:1b" in missing.stdout
+    assert missing.returncode == 1 and "FAIL  model:" in missing.stdout and "ollama pull nope:1b" in missing.stdout
+    # nothing answering, Ollama asked for explicitly: both Ollama checks fail, saying where
+    down = subprocess.run([TIKI, "doctor"], env={**env, "OLLAMA_HOST": "127.0.0.1:9", "TIKI_BACKEND": "ollama"},
+                          capture_output=True, text=True, timeout=60)
+    assert down.returncode == 1 and "FAIL  ollama: nothing answers at http://127.0.0.1:9" in down.stdout
+
+
+def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
+    import signal
+    import subprocess
+
+    from conftest import TIKI, wait_until
+
+    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
+    host = serve(BASH_TAB, env=env)
+    fake.script(Reply(chunks=["{"], stall_after=1, stall_for=60))  # the model goes quiet
+    ask = subprocess.Popen([TIKI, "ask", "hang"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: fake.requests, timeout=20, what="the model request")
+    ask.send_signal(signal.SIGINT)
+    ask.wait(10)
+    assert ask.returncode != 0
+    state = lambda: json.loads(host.run("status", "--json").stdout)["reactor"]["state"]  # noqa: E731
+    wait_until(lambda: state() == "idle", timeout=15, what="the run to be cancelled")  # the stall lasts 60 s
+    assert "cancelled" in host.run("log").stdout

