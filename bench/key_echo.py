@@ -1,0 +1,105 @@
+"""Key-to-echo latency in the TUI: `tiki` runs in a PTY we own (140x45); a keystroke is
+written to the TUI's own terminal and timed until its echo shows in the TUI's output (parsed
+with the same emulator the tabs use). Idle, then while another tab prints at full speed.
+The reference is the same keystroke into bash on a raw PTY (no TUI, no host).
+
+    python bench/key_echo.py [--n 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import string
+import tempfile
+import time
+from pathlib import Path
+
+from common import BIN, TIKI, summary
+
+from tikitaka.terminals.pty import spawn
+from tikitaka.terminals.screen import Screen
+
+COLS, ROWS = 140, 45
+
+
+class Tty:
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = spawn(argv, cwd=str(Path.cwd()), env=env, cols=COLS, rows=ROWS)
+        self.screen = Screen(COLS, ROWS, 100)
+
+    def pump_until(self, predicate, timeout: float = 20) -> bool:
+        import select
+
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if predicate():
+                return True
+            ready, _, _ = select.select([self.proc._fd], [], [], 0.05)  # noqa: SLF001 - bench only
+            if ready:
+                reply = self.screen.feed(self.proc.read(65536))
+                if reply:
+                    self.proc.write(reply)
+        return predicate()
+
+    def text(self) -> str:
+        return self.screen.text(ROWS)
+
+
+def measure(tty: Tty, n: int, row_has) -> list[float]:
+    samples = []
+    typed = ""
+    for i in range(n):
+        char = string.ascii_lowercase[i % 26]
+        typed += char
+        start = time.perf_counter()
+        tty.proc.write(char.encode())
+        if not tty.pump_until(lambda: row_has(typed)):
+            raise RuntimeError(f"echo of {typed!r} never showed")
+        samples.append(time.perf_counter() - start)
+        if len(typed) >= 26:
+            tty.proc.write(b"\x15")  # ctrl+u: clear the line
+            tty.pump_until(lambda: not row_has(typed[:3]), 5)
+            typed = ""
+    tty.proc.write(b"\x15")  # leave the line empty for whoever measures next
+    tty.pump_until(lambda: not typed or not row_has(typed), 5)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=60)
+    opts = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tkbench-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX", "COLUMNS", "LINES"))}
+    env.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"),
+               PATH=f"{BIN}:{env.get('PATH', '')}", TERM="xterm-256color", PS1="$ ")
+    ws = work / "ws.toml"
+    ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+                  '[[tab]]\nname = "load"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+
+    raw = Tty(["bash", "--norc", "--noprofile"], env)
+    raw.pump_until(lambda: "$" in raw.text())
+    raw_samples = measure(raw, opts.n, lambda typed: ("$ " + typed) in raw.text())
+    raw.proc.kill()
+
+    tui = Tty([TIKI, "--workspace", str(ws)], env)
+    tui.pump_until(lambda: "f10 quit" in tui.text(), 30)
+    prompt_has = lambda typed: any(line.lstrip().startswith("$ " + typed) for line in tui.text().splitlines())  # noqa: E731
+    tui.pump_until(lambda: prompt_has(""), 10)
+    idle = measure(tui, opts.n, prompt_has)
+    import subprocess
+
+    subprocess.run([TIKI, "terminal-send", "load", "yes 'load line with some text 한국어'"], env=env, check=True)
+    time.sleep(1)
+    loaded = measure(tui, opts.n, prompt_has)
+    subprocess.run([TIKI, "terminal-key", "load", "ctrl+c"], env=env)
+    subprocess.run([TIKI, "shutdown"], env=env)
+    tui.proc.kill()
+    print(f"raw PTY bash echo (reference):            {summary(raw_samples)}")
+    print(f"tiki TUI, idle:                           {summary(idle)}")
+    print(f"tiki TUI, another tab printing (`yes`):   {summary(loaded)}  target p95 <= 33 ms")
+
+
+if __name__ == "__main__":
+    main()
