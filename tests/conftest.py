@@ -120,3 +120,28 @@ def serve(tiki_env: dict[str, str], tmp_path: Path):
 
 
 BASH_TAB = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n'
+
+
+@pytest.fixture
+def in_tiki_env(tiki_env, monkeypatch) -> dict[str, str]:
+    """The isolated environment applied to this process, for in-process hosts."""
+    for key, value in tiki_env.items():
+        monkeypatch.setenv(key, value)
+    return tiki_env
+
+
+@pytest.fixture
+def agent(tmp_path, in_tiki_env):
+    """Make in-process hosts whose coordinator talks to a scripted fake Ollama."""
+    from agent_helpers import AgentHost
+
+    hosts = []
+
+    def make(workspace: str = BASH_TAB, **reactor):
+        host = AgentHost(tmp_path, workspace, **reactor)
+        hosts.append(host)
+        return host
+
+    yield make
+    for host in hosts:
+        host.close()

@@ -14,19 +14,9 @@ PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
 
 @pytest.fixture
-def agent(tmp_path, tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
-    hosts = []
-
-    def make(workspace: str = BASH_TAB + PEER_TAB, **reactor):
-        host = AgentHost(tmp_path, workspace, **reactor)
-        hosts.append(host)
-        return host
-
-    yield make
-    for host in hosts:
-        host.close()
+def agent(agent):
+    """This module's hosts hold BASH_TAB + PEER_TAB unless told otherwise."""
+    return lambda workspace=BASH_TAB + PEER_TAB, **reactor: agent(workspace, **reactor)
 
 
 def screen(a: AgentHost, tab: str) -> str:

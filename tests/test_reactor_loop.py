@@ -17,20 +17,6 @@ from tikitaka.actors.reactor_events import Correction, Generating, RunDone, RunE
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
 
-@pytest.fixture
-def agent(tmp_path, tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
-    hosts = []
-
-    def make(workspace: str = BASH_TAB, **reactor):
-        host = AgentHost(tmp_path, workspace, **reactor)
-        hosts.append(host)
-        return host
-
-    yield make
-    for host in hosts:
-        host.close()
 
 
 def tool_ends(events):

@@ -18,19 +18,9 @@ BOTH = BASH_TAB + PEER_TAB
 
 
 @pytest.fixture
-def agent(tmp_path, tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
-    hosts = []
-
-    def make(workspace: str = BOTH, **reactor):
-        host = AgentHost(tmp_path, workspace, **reactor)
-        hosts.append(host)
-        return host
-
-    yield make
-    for host in hosts:
-        host.close()
+def agent(agent):
+    """This module's hosts hold BOTH unless told otherwise."""
+    return lambda workspace=BOTH, **reactor: agent(workspace, **reactor)
 
 
 def next_event(a: AgentHost, kind, timeout: float = 20):

@@ -18,9 +18,8 @@ PY = '[[tab]]\nname = "py"\ncommand = ["python3", "-q"]\n'
 
 
 @pytest.fixture(autouse=True)
-def isolated(tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
+def isolated(in_tiki_env):
+    return in_tiki_env
 
 
 def logger_tab(path: Path) -> str:

@@ -16,9 +16,8 @@ FIXED = (
 
 
 @pytest.fixture(autouse=True)
-def isolated(tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
+def isolated(in_tiki_env):
+    return in_tiki_env
 
 
 def test_main_screen_snapshot(snap_compare, tmp_path):
