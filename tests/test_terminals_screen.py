@@ -1,0 +1,91 @@
+"""The VT screen on pyavt and the key names, fed real byte streams (no child needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tikitaka.terminals.keys import KEY_NAMES, UnknownKey, key_bytes
+from tikitaka.terminals.screen import Screen
+
+
+def feed_bytewise(screen: Screen, data: bytes) -> bytes:
+    return b"".join(screen.feed(data[i:i + 1]) for i in range(len(data)))
+
+
+def test_utf8_split_at_every_byte_renders_whole_characters():
+    screen = Screen(40, 5)
+    replies = feed_bytewise(screen, "안녕하세요 日本語 ✓\r\n".encode())
+    assert replies == b""
+    assert screen.text(5).splitlines()[0] == "안녕하세요 日本語 ✓"
+
+
+def test_device_queries_are_answered_even_when_split():
+    screen = Screen(40, 5)
+    replies = feed_bytewise(screen, b"abc\x1b[6n\x1b[c")
+    assert replies == b"\x1b[1;4R\x1b[?62;22c"  # DSR reports the cursor at the query (row 1, col 4)
+
+
+def test_dsr_reports_the_cursor_at_that_point_in_the_stream():
+    screen = Screen(40, 5)
+    assert screen.feed(b"\r\nxy\x1b[6nmore text") == b"\x1b[2;3R"
+
+
+def test_title_and_bracketed_paste_split_across_feeds():
+    screen = Screen(40, 5)
+    screen.feed(b"\x1b]0;first ti")
+    screen.feed(b"tle\x07\x1b[?20")
+    screen.feed(b"04h")
+    assert screen.title == "first title" and screen.bracketed_paste
+    screen.feed(b"\x1b]2;second\x1b\\\x1b[?2004l")
+    assert screen.title == "second" and not screen.bracketed_paste
+
+
+def test_alternate_screen_never_enters_scrollback():
+    screen = Screen(20, 3, scrollback=100)
+    screen.feed(b"".join(b"primary %d\r\n" % i for i in range(6)))
+    before = screen.text(50)
+    screen.feed(b"\x1b[?1049h\x1b[2J\x1b[H" + b"".join(b"alt %d\r\n" % i for i in range(10)))
+    assert screen.alt_screen and "alt 9" in screen.text(50) and "primary" not in screen.text(50)
+    screen.feed(b"\x1b[?1049l")
+    assert not screen.alt_screen and screen.text(50) == before
+
+
+def test_scrollback_limit_and_old_lines_as_text():
+    screen = Screen(20, 3, scrollback=1500)  # 1000 styled lines in pyavt, the rest plain text
+    screen.feed(b"".join(b"\x1b[31mline %d\x1b[0m\r\n" % i for i in range(3000)))
+    lines = screen.text(2000).splitlines()
+    assert len(lines) == 1500 + 2  # the limit, plus the screen rows above the cursor line
+    assert lines[-1] == "line 2999" and lines[0] == "line 1498"
+    history = screen.history_lines(0, 2)
+    assert [row[0][0] for row in history] == ["line 1498", "line 1499"]
+
+
+def test_changed_rows_and_styles():
+    screen = Screen(20, 4)
+    screen.feed(b"x")  # pyavt reports every row on its first feed
+    screen.take_update()
+    screen.feed(b"\x1b[2;1H\x1b[1;38;2;1;2;3mhi\x1b[0m \x1b[48;5;200mthere\x1b[0m")
+    update = screen.take_update()
+    assert set(update.lines) == {1} and not update.full
+    (text1, style1), (text2, style2), (text3, style3) = update.lines[1][:3]
+    assert (text1, style1.bold, style1.fg) == ("hi", True, (1, 2, 3))
+    assert style3.bg == 200 and text3 == "there"
+    assert screen.take_update().lines == {}
+
+
+def test_wide_characters_appear_once_per_cell_pair():
+    screen = Screen(10, 2)
+    screen.feed("한국".encode())
+    text = "".join(t for t, _ in screen.snapshot().lines[0])
+    assert text.startswith("한국") and len(text) == 8  # 2 wide chars (4 cells) + 6 blanks
+
+
+def test_key_names():
+    assert key_bytes("Enter") == b"\r" and key_bytes("ctrl+c") == b"\x03" and key_bytes("CTRL+Z") == b"\x1a"
+    assert key_bytes("up") == b"\x1b[A" and key_bytes("up", app_cursor=True) == b"\x1bOA"
+    assert key_bytes("shift+tab") == b"\x1b[Z" and key_bytes("backspace") == b"\x7f"
+    for name in KEY_NAMES:
+        assert key_bytes(name)
+    with pytest.raises(UnknownKey) as info:
+        key_bytes("hyper+q")
+    assert "ctrl+a" in str(info.value)
