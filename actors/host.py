@@ -127,16 +127,16 @@ class Host:
             self.stop()
             if isinstance(exc, HostError):
                 raise
-            from .ipc_server import HostAlreadyRunning
+            from .endpoint import HostAlreadyRunning
 
             if isinstance(exc, HostAlreadyRunning):
                 raise HostError(str(exc)) from None
             raise
 
     def _start(self) -> None:
-        from .ipc_server import prepare_socket_path
+        from .endpoint import prepare
 
-        prepare_socket_path(self.socket_path)  # refuse early, before any tab is spawned
+        prepare(self.socket_path)  # refuse early, before any tab is spawned
         entries, self.workspace_path = resolve_workspace(self.options.workspace)
         self.workspace = WorkspaceActor.start(
             bus=self.bus,

@@ -1,6 +1,7 @@
 """The host's local socket: where the `tiki` command line and peer AIs reach the actors.
 
-A Unix socket in a 0700 directory, itself 0600. One request per connection, each served on
+A Unix socket in a 0700 directory, itself 0600 (or, on Windows, loopback TCP with a secret:
+see `endpoint`). One request per connection, each served on
 its own thread (a long `terminal-wait` or `ask` never holds up anyone else). Malformed,
 oversized or unknown requests get a JSON error and the server keeps serving. A stale socket
 left by a dead host is replaced; a live one is refused with a message that says what to do.
@@ -8,9 +9,8 @@ left by a dead host is replaced; a live one is refused with a message that says 
 
 from __future__ import annotations
 
-import os
+import hmac
 import socket
-import stat
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -20,14 +20,11 @@ from typing import Any, Callable
 import pykka
 
 from ..protocol import ipc
+from .endpoint import listen
 from .errors import TikiError
 
 READ_TIMEOUT = 10.0  # a client that connects and sends nothing is dropped after this
 MAX_CONNECTIONS = 128  # beyond this, new connections get a "busy" error instead of a thread
-
-
-class HostAlreadyRunning(RuntimeError):
-    pass
 
 
 @dataclass
@@ -57,35 +54,6 @@ class OpContext:
 Handler = Callable[[OpContext, dict[str, Any]], Any]
 
 
-def prepare_socket_path(path: Path) -> None:
-    """Create the 0700 directory and clear a stale socket; refuse when a host answers there."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        os.chmod(path.parent, 0o700)
-    except PermissionError:
-        pass  # a shared directory we do not own (e.g. /tmp itself): the socket's 0600 still holds
-    if not (path.exists() or path.is_symlink()):
-        return
-    if not stat.S_ISSOCK(os.lstat(path).st_mode):
-        raise HostAlreadyRunning(f"{path} exists and is not a socket; remove it or set TIKI_SOCKET")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(1.0)
-    try:
-        probe.connect(str(path))
-    except (ConnectionRefusedError, FileNotFoundError):
-        path.unlink(missing_ok=True)  # a dead host left it behind
-        return
-    except OSError:
-        path.unlink(missing_ok=True)
-        return
-    finally:
-        probe.close()
-    raise HostAlreadyRunning(
-        f"a tiki host is already running on {path}; use it, stop it with `tiki shutdown`, "
-        "or start another with a different TIKI_SOCKET"
-    )
-
-
 class IpcServerActor(pykka.ThreadingActor):
     def __init__(self, path: Path, handlers: dict[str, tuple[Handler, bool]], host: Any) -> None:
         super().__init__()
@@ -93,19 +61,11 @@ class IpcServerActor(pykka.ThreadingActor):
         self._handlers = handlers
         self._host = host
         self._listener: socket.socket | None = None
+        self._auth: str | None = None  # the host secret requests must carry (TCP endpoints)
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     def on_start(self) -> None:
-        prepare_socket_path(self.path)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
-        try:
-            listener.bind(str(self.path))
-        finally:
-            os.umask(old_umask)
-        os.chmod(self.path, 0o600)
-        listener.listen(64)
-        self._listener = listener
+        self._listener, self._auth = listen(self.path)
         threading.Thread(target=self._accept_loop, name="tiki-ipc-accept", daemon=True).start()
 
     def on_stop(self) -> None:
@@ -165,6 +125,8 @@ class IpcServerActor(pykka.ThreadingActor):
             request = ipc.decode_request(line)
         except ipc.FrameError as exc:
             return ipc.error_frame("", exc.code, str(exc))
+        if self._auth is not None and not hmac.compare_digest(request.auth or "", self._auth):
+            return ipc.error_frame(request.id, ipc.REFUSED, "refused: the request lacks this host's secret")
         entry = self._handlers.get(request.op)
         if entry is None:
             known = ", ".join(sorted(self._handlers))

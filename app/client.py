@@ -11,6 +11,7 @@ import socket
 from pathlib import Path
 from typing import Any, Callable
 
+from ..actors import endpoint
 from ..protocol import ipc, paths
 
 
@@ -42,18 +43,15 @@ def call(
 ) -> Any:
     """Send one request and return its result; events (streaming ops) go to `on_event`."""
     path = socket_path or paths.socket_path()
-    request = ipc.Request(op=op, args=args or {}, id=os.urandom(4).hex(), token=os.environ.get("TIKI_TAB_TOKEN"))
-    frame = request.to_frame()
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout)
     try:
-        try:
-            conn.connect(str(path))
-        except (FileNotFoundError, ConnectionRefusedError):
-            raise NoHost(
-                f"no tiki host is running at {path}; start one with `tiki` (the TUI) or `tiki serve`"
-            ) from None
-        conn.sendall(frame)
+        conn, auth = endpoint.connect(path, timeout)
+    except (FileNotFoundError, ConnectionRefusedError):
+        raise NoHost(f"no tiki host is running at {path}; start one with `tiki` (the TUI) or `tiki serve`") from None
+    request = ipc.Request(op=op, args=args or {}, id=os.urandom(4).hex(), token=os.environ.get("TIKI_TAB_TOKEN"),
+                          auth=auth)
+    try:
+        conn.settimeout(timeout)
+        conn.sendall(request.to_frame())
         for line in _lines(conn):
             reply = ipc.decode_object(line)
             if "event" in reply:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 
@@ -37,15 +36,11 @@ def check_socket() -> Check:
     path = paths.socket_path()
     directory = path.parent
     if path.exists():
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        probe.settimeout(1)
-        try:
-            probe.connect(str(path))
+        from ..actors.endpoint import is_live
+
+        if is_live(path):
             return ("socket", True, f"a host is running on {path}")
-        except OSError:
-            return ("socket", True, f"{path} is a stale socket; the next host replaces it")
-        finally:
-            probe.close()
+        return ("socket", True, f"{path} is a stale socket; the next host replaces it")
     parent = directory if directory.exists() else directory.parent
     if os.access(parent, os.W_OK):
         return ("socket", True, f"no host running; a host would listen on {path}")

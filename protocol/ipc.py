@@ -37,13 +37,15 @@ class FrameError(ValueError):
 class Request:
     """One request. (A plain class: `dataclasses` costs the CLI ~15 ms of start-up.)"""
 
-    __slots__ = ("op", "args", "id", "token")
+    __slots__ = ("op", "args", "id", "token", "auth")
 
-    def __init__(self, op: str, args: dict[str, Any] | None = None, id: str = "", token: str | None = None) -> None:
+    def __init__(self, op: str, args: dict[str, Any] | None = None, id: str = "", token: str | None = None,
+                 auth: str | None = None) -> None:
         self.op = op
         self.args = args if args is not None else {}
         self.id = id
         self.token = token  # the caller's TIKI_TAB_TOKEN when called from inside a tab
+        self.auth = auth  # the host's secret, for loopback TCP endpoints
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Request) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
@@ -55,6 +57,8 @@ class Request:
         body: dict[str, Any] = {"id": self.id, "op": self.op, "args": self.args}
         if self.token:
             body["token"] = self.token
+        if self.auth:
+            body["auth"] = self.auth
         return encode_frame(body)
 
 
@@ -100,7 +104,10 @@ def decode_request(line: bytes) -> Request:
     token = obj.get("token")
     if token is not None and not isinstance(token, str):
         raise FrameError("request field 'token' must be a string")
-    return Request(op=op, args=args, id=str(req_id), token=token)
+    auth = obj.get("auth")
+    if auth is not None and not isinstance(auth, str):
+        raise FrameError("request field 'auth' must be a string")
+    return Request(op=op, args=args, id=str(req_id), token=token, auth=auth)
 
 
 def ok_frame(req_id: str, result: Any) -> bytes:

@@ -123,3 +123,31 @@ def test_shutdown_removes_socket(serve, tiki_env):
     host.proc.wait(15)
     assert host.proc.returncode == 0
     wait_until(lambda: not os.path.exists(tiki_env["TIKI_SOCKET"]), what="socket removed")
+
+
+def test_loopback_tcp_endpoint_with_a_secret(serve, tiki_env):
+    """What Windows uses (no Unix sockets there), forced here with TIKI_IPC=tcp."""
+    env = {**tiki_env, "TIKI_IPC": "tcp"}
+    host = serve(BASH_TAB, env=env)
+    path = env["TIKI_SOCKET"]
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    info = json.loads(open(path).read())
+    assert set(info) == {"port", "auth"}
+
+    def tcp_request(payload: dict) -> dict:
+        conn = socket.create_connection(("127.0.0.1", info["port"]), timeout=10)
+        conn.sendall(json.dumps(payload).encode() + b"\n")
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+        conn.close()
+        return json.loads(data)
+
+    refused = tcp_request({"op": "host.ping"})
+    assert refused["ok"] is False and "secret" in refused["error"]["message"]
+    assert tcp_request({"op": "host.ping", "auth": info["auth"]})["ok"] is True
+    assert host.run("terminal-list").returncode == 0
+    host.run("terminal-send", "sh", 'tiki bot-chat "DONE(over tcp)"; echo "tcp-rc=$?"')
+    host.wait_text("sh", "tcp-rc=0")
+    host.stop()
+    assert not os.path.exists(path)

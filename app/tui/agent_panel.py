@@ -14,6 +14,7 @@ import json
 import time
 from typing import Any, Callable
 
+from rich.panel import Panel
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -22,25 +23,38 @@ from textual.widgets import Input, Label, RichLog
 
 from ...actors import reactor_events as rev
 from .keys import key_to_bytes
+from .messages import PanelNote
 
 MODES = ("CHT", "KEY", "AI")
 CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
+# The pauses are minimums as the child sees them; scheduling jitter between our write and the
+# child's read (2 busy cores) can eat a few ms, so each pause gets a small margin on top.
+MARGIN = 0.02
+ASK = 5.0
 
 
 def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> None:
-    """CHT typing: the text (chunked when long), then Enter as its own write."""
-    data = text
-    if len(data) > CHUNK:
-        for start in range(0, len(data), CHUNK):
+    """CHT typing: the text (chunked when long), then Enter as its own write.
+
+    `write` may return a pykka future: we wait until the terminal accepted each write before
+    timing the pause, so a slow mailbox cannot squeeze the gap the child sees."""
+
+    def put(data: bytes) -> None:
+        result = write(data)
+        if hasattr(result, "get"):
+            result.get(timeout=ASK)
+
+    if len(text) > CHUNK:
+        for start in range(0, len(text), CHUNK):
             if start:
-                sleep(CHUNK_GAP)
-            write(data[start:start + CHUNK].encode("utf-8"))
-        sleep(ENTER_AFTER_CHUNKS)
+                sleep(CHUNK_GAP + MARGIN)
+            put(text[start:start + CHUNK].encode("utf-8"))
+        sleep(ENTER_AFTER_CHUNKS + MARGIN)
     else:
-        if data:
-            write(data.encode("utf-8"))
-        sleep(ENTER_AFTER)
-    write(b"\r")
+        if text:
+            put(text.encode("utf-8"))
+        sleep(ENTER_AFTER + MARGIN)
+    put(b"\r")
 
 
 class ModeInput(Input):
@@ -56,7 +70,7 @@ class ModeInput(Input):
             event.prevent_default()
             self.panel.cycle_mode()
             return
-        if self.panel.mode == "KEY" and not event.key.startswith("f"):
+        if self.panel.mode == "KEY":  # reserved F-keys are priority bindings: they never get here
             event.stop()
             event.prevent_default()
             self.panel.forward_key(event)
@@ -78,6 +92,7 @@ class AgentPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="agent-log", wrap=True, markup=False, highlight=False)
+        yield Label("", id="agent-status")
         with Horizontal(id="agent-input-row"):
             yield Label(f" {self.mode} ", id="mode-badge")
             yield ModeInput(self, id="agent-input", placeholder="CHT: type into the active tab")
@@ -120,7 +135,7 @@ class AgentPanel(Vertical):
 
     def forward_key(self, event: events.Key) -> None:
         terminal = self.tiki.active_terminal()
-        data = key_to_bytes(event.key, event.character)
+        data = key_to_bytes(event.key, event.character, app_cursor=self.tiki.active_app_cursor())
         if terminal is not None and data is not None:
             terminal.write(data)
 
@@ -138,9 +153,15 @@ class AgentPanel(Vertical):
             if terminal is None:
                 self.write("no active tab", "red")
                 return
-            self.run_worker(lambda: type_line(terminal.write, text), thread=True, group="cht")
+            self.run_worker(lambda: self._type(terminal, text), thread=True, group="cht")
         elif self.mode == "AI":
             self.submit_ai(text.strip())
+
+    def _type(self, terminal: Any, text: str) -> None:
+        try:
+            type_line(terminal.write, text)
+        except Exception as exc:  # noqa: BLE001 - e.g. the tab exited: tell the user, keep running
+            self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', exc)}", "red"))
 
     def submit_ai(self, text: str) -> None:
         reactor = self.tiki.host.service("reactor")
@@ -155,20 +176,42 @@ class AgentPanel(Vertical):
 
     # -- coordinator progress ------------------------------------------------------------------
 
+    def set_status(self, text: str) -> None:
+        self.query_one("#agent-status", Label).update(text)
+
     def show_run_event(self, event: Any) -> None:
-        if isinstance(event, rev.Thinking):
-            self.write(f"… thinking (turn {event.turn})", "dim")
+        """Coordinator progress: thinking and token counts update the status line in place;
+        each tool call becomes a card; the answer (or the reason it stopped) ends the run."""
+        if isinstance(event, rev.RunStarted):
+            if event.source != "user":
+                self.write(Text.assemble((f"{event.source} ", "bold magenta"), event.prompt[:300]))
+            self.set_status("coordinator: started")
+        elif isinstance(event, rev.Thinking):
+            self.set_status(f"coordinator: thinking (turn {event.turn})")
+        elif isinstance(event, rev.Generating):
+            self.set_status(f"coordinator: generating, {event.tokens} tokens")
         elif isinstance(event, rev.ToolStart):
-            self.write(f"→ {event.tool} {json.dumps(event.args, ensure_ascii=False)}", "cyan")
+            self.set_status(f"coordinator: running {event.tool}")
         elif isinstance(event, rev.ToolEnd):
-            result = json.dumps(event.result, ensure_ascii=False)
-            style = "green" if event.result.get("ok") else "red"
-            self.write(f"← {event.tool} {event.duration:.2f} s: {result[:400]}", style)
+            self.log_widget.write(tool_card(event))
         elif isinstance(event, rev.Correction):
             self.write(f"! {event.message}", "yellow")
         elif isinstance(event, rev.RunDone):
+            self.set_status("")
             self.write(Text.assemble(("coordinator ", "bold green"), event.message))
         elif isinstance(event, rev.RunError):
+            self.set_status("")
             self.write(f"coordinator stopped: {event.reason}", "red")
-        elif isinstance(event, rev.Generating) and event.tokens % 20 == 0:
-            self.write(f"  {event.tokens} tokens", "dim")
+
+
+def tool_card(event: Any) -> Panel:
+    """One tool call as a bordered card: name and duration on top, arguments, then the result."""
+    ok = bool(event.result.get("ok", True)) if isinstance(event.result, dict) else True
+    args = json.dumps(event.args, ensure_ascii=False)
+    result = json.dumps(event.result, ensure_ascii=False)
+    body = Text()
+    body.append("args   ", "dim").append(args[:300] + ("…" if len(args) > 300 else ""))
+    body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
+                                           "green" if ok else "red")
+    return Panel(body, title=f"{event.tool} · {event.duration:.2f} s", title_align="left",
+                 border_style="green" if ok else "red", expand=True)

@@ -26,7 +26,9 @@ from .terminal_view import TerminalView
 ASK = 10.0
 
 
-class TikiApp(App):
+class TikiApp(App, inherit_bindings=False):
+    # No inherited bindings: Textual's ctrl+q (quit, priority) and ctrl+c would be taken
+    # from the shells and editors in the tabs. Reserved keys are F-keys and alt+digits only.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"
     COMMAND_PALETTE_BINDING = "f12"
@@ -70,9 +72,22 @@ class TikiApp(App):
         self.refresh_tabs(initial=True)
         self.check_backend()
         self.set_interval(1.0, self.refresh_tabs)  # idle/busy badges
+        self._ui_ready = True  # from here on, theme changes are the user's: persist them
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+
+    def watch_theme(self, theme: str) -> None:
+        """Persist a theme picked from the command palette."""
+        if getattr(self, "_ui_ready", False) and self.ui.get("theme") != theme:
+            self.ui["theme"] = theme
+            self._save_ui()
+
+    def _save_ui(self) -> None:
+        try:
+            settings_store.save(self.ui)
+        except OSError as exc:
+            self.query_one(AgentPanel).write(f"cannot save UI settings: {exc}", "red")
 
     # -- state from the actors -----------------------------------------------------------------
 
@@ -98,18 +113,29 @@ class TikiApp(App):
 
     @work(thread=True, group="backend")
     def check_backend(self) -> None:
+        reason = None
+        try:
+            reason = self._backend_problem()
+        except Exception as exc:  # noqa: BLE001 - a probe that breaks means "not available"
+            reason = f"cannot check the backend: {exc}"
+        self.call_from_thread(self.query_one(AgentPanel).set_ai_available, reason)
+
+    def _backend_problem(self) -> str | None:
+        """Why AI mode cannot work on this host, or None when a backend may answer."""
         from ...actors.reactor_ops import embedded_available, ollama_answers
 
-        reactor = self.host.service("reactor")
+        if self.host.service("reactor") is None:
+            return "this host has no coordinator"
         settings = self.host.settings.reactor
-        reason = None
-        if reactor is None:
-            reason = "this host has no coordinator"
-        elif settings.backend != "embedded" and not embedded_available():
-            host = settings.ollama_host or "http://127.0.0.1:11434"
-            if not ollama_answers(host):
-                reason = f"no Ollama answering at {host} (and the embedded extra is not installed)"
-        self.call_from_thread(self.query_one(AgentPanel).set_ai_available, reason)
+        address = settings.ollama_host or "http://127.0.0.1:11434"
+        if settings.backend == "embedded":
+            return None if embedded_available() else "the embedded backend is not installed (pip install 'tikitaka[embedded]')"
+        if ollama_answers(address):
+            return None
+        if settings.backend == "auto" and embedded_available():
+            return None
+        return f"no Ollama answering at {address}" + (" (and the embedded extra is not installed)"
+                                                       if settings.backend == "auto" else "")
 
     def on_actor_event(self, message: ActorEvent) -> None:
         event = message.event
@@ -155,6 +181,9 @@ class TikiApp(App):
     def active_terminal(self) -> Any:
         view = self.query_one(TerminalView)
         return view.terminal
+
+    def active_app_cursor(self) -> bool:
+        return self.query_one(TerminalView).app_cursor
 
     def show_tab(self, tab_id: int) -> None:
         tab = next((t for t in self.tabs if t.id == tab_id), None)
@@ -208,10 +237,7 @@ class TikiApp(App):
         order = settings_store.PANELS
         self.ui["panel"] = order[(order.index(self.ui["panel"]) + 1) % len(order)]
         self.query_one("#main").set_classes(f"panel-{self.ui['panel']}")
-        try:
-            settings_store.save(self.ui)
-        except OSError as exc:
-            self.query_one(AgentPanel).write(f"cannot save UI settings: {exc}", "red")
+        self._save_ui()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -59,6 +59,7 @@ class TerminalView(Widget, can_focus=True):
         self.history = 0
         self.scroll_offset_rows = 0  # 0 = live; N = N rows up into history
         self.history_rows: list[tuple] = []
+        self._strips: dict[int, tuple[int, Strip]] = {}  # live row -> (width, strip), cursor excluded
 
     # -- which tab ---------------------------------------------------------------------------
 
@@ -67,6 +68,7 @@ class TerminalView(Widget, can_focus=True):
         old = self.terminal
         self.tab_id, self.terminal = tab_id, terminal
         self.rows, self.scroll_offset_rows = [], 0
+        self._strips.clear()
         self.refresh()
 
         def swap() -> None:
@@ -92,9 +94,11 @@ class TerminalView(Widget, can_focus=True):
             return
         if len(self.rows) != update.rows:
             self.rows = [()] * update.rows
+            self._strips.clear()
         for row, line in update.lines.items():
             if row < len(self.rows):
                 self.rows[row] = line
+                self._strips.pop(row, None)
         old_cursor = self.cursor
         self.cursor, self.app_cursor, self.history = update.cursor, update.app_cursor_keys, update.history
         if self.scroll_offset_rows:
@@ -121,7 +125,12 @@ class TerminalView(Widget, can_focus=True):
             cursor = self.cursor
         line = self.rows[y] if y < len(self.rows) else ()
         cursor_col = cursor[1] if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
-        return self._strip(line, width, cursor_col)
+        if cursor_col is not None:
+            return self._strip(line, width, cursor_col)
+        cached = self._strips.get(y)
+        if cached is None or cached[0] != width:
+            cached = self._strips[y] = (width, self._strip(line, width, None))
+        return cached[1]
 
     def _strip(self, line: tuple, width: int, cursor_col: int | None) -> Strip:
         segments = [Segment(text, rich_style(style)) for text, style in line]
@@ -174,9 +183,12 @@ class TerminalView(Widget, can_focus=True):
         terminal, tab_id, height = self.terminal, self.tab_id, self.size.height
 
         def fetch() -> None:
-            total = terminal.snapshot().get(timeout=ASK).history
-            start = max(0, total - target - height)
-            history = terminal.history(start, total).get(timeout=ASK)
+            try:
+                total = terminal.snapshot().get(timeout=ASK).history
+                start = max(0, total - target - height)
+                history = terminal.history(start, total).get(timeout=ASK)
+            except Exception:  # noqa: BLE001 - the tab closed meanwhile: nothing to scroll
+                return
             self.post_message(HistoryReady(tab_id, target, history, total))
 
         self.run_worker(fetch, thread=True, group="history", exclusive=True)
