@@ -10,7 +10,10 @@ import tty
 log = open(sys.argv[1], "a", buffering=1)
 fd = sys.stdin.fileno()
 tty.setraw(fd)
-sys.stdout.write("logger ready\r\n")
+if "--bracketed" in sys.argv:  # ask for bracketed paste, as editors and AI CLIs do
+    sys.stdout.write("\x1b[?2004hbracketed ready\r\n")
+else:
+    sys.stdout.write("logger ready\r\n")
 sys.stdout.flush()
 while True:
     data = os.read(fd, 4096)

@@ -20,8 +20,10 @@ def run_tui(args: argparse.Namespace) -> int:
     except HostError as exc:
         print(f"tiki: {exc}", file=sys.stderr)
         return 1
+    app = None
     try:
-        TikiApp(host).run()
+        app = TikiApp(host)
+        app.run()
     finally:
         host.stop()
-    return 0
+    return app.return_code or 0  # Textual sets 1 when the app died of an exception

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container
 from textual.widgets import Footer
@@ -72,10 +72,44 @@ class TikiApp(App, inherit_bindings=False):
         self.refresh_tabs(initial=True)
         self.check_backend()
         self.set_interval(1.0, self.refresh_tabs)  # idle/busy badges
+        self._on_signals()
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+
+    def _on_signals(self) -> None:
+        """SIGTERM / SIGHUP (the terminal went away) end the app cleanly, so `run_tui`'s
+        finally stops the host: children killed, socket removed."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                try:
+                    loop.add_signal_handler(getattr(signal, name), self.exit)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass  # Windows, or not the main thread (tests)
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette (F12): every reserved action, one entry per tab, then Textual's
+        own (theme, keys, screenshot; its Quit asks first like F10)."""
+        yield SystemCommand("New tab", "Open a tab: name, command, directory (F3)", self.action_new_tab)
+        yield SystemCommand("Rename tab", "Rename the active tab (F4)", self.action_rename_tab)
+        yield SystemCommand("Restart tab", "Run the active tab's command again (F5)", self.action_restart_tab)
+        yield SystemCommand("Close tab", "Close the active tab (F8)", self.action_close_tab)
+        yield SystemCommand("Agent panel: dock", "Right, bottom, hidden (F9)", self.action_cycle_panel)
+        yield SystemCommand("Focus agent panel / terminal", "Toggle focus (F2)", self.action_toggle_focus)
+        yield SystemCommand("Help", "Keys and modes (F1)", self.action_help)
+        for number, tab in enumerate(self.tabs, start=1):
+            yield SystemCommand(f"Go to tab {tab.name}", f"tab {number} (Alt+{number})" if number < 10 else "",
+                                lambda tab_id=tab.id: self.show_tab(tab_id))
+        yield from super().get_system_commands(screen)
+
+    async def action_quit(self) -> None:
+        """Textual's quit (palette entry) goes through the same question as F10."""
+        self.action_quit_app()
 
     def watch_theme(self, theme: str) -> None:
         """Persist a theme picked from the command palette."""

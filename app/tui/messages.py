@@ -31,8 +31,9 @@ class SnapshotReady(Message):
 class HistoryReady(Message):
     """Scrollback rows fetched for the terminal view's scroll position."""
 
-    def __init__(self, tab_id: int, offset: int, rows: list[Any], history: int) -> None:
+    def __init__(self, tab_id: int, offset: int, rows: list[Any], history: int, asked: int) -> None:
         super().__init__()
+        self.asked = asked  # the scroll target this answers (older answers are dropped)
         self.tab_id = tab_id
         self.offset = offset
         self.rows = rows

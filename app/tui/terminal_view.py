@@ -8,6 +8,7 @@ returns to the live screen.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.color import Color as RichColor
@@ -23,6 +24,7 @@ from .keys import key_to_bytes
 from .messages import HistoryReady, SnapshotReady
 
 ASK = 5.0
+HISTORY_RECOUNT = 0.3  # a little over terminals.screen.HISTORY_REFRESH
 
 
 def _rich_color(color: Any) -> RichColor | None:
@@ -59,6 +61,7 @@ class TerminalView(Widget, can_focus=True):
         self.history = 0
         self.scroll_offset_rows = 0  # 0 = live; N = N rows up into history
         self.history_rows: list[tuple] = []
+        self._scroll_target = 0  # the offset the latest scroll asked for
         self._strips: dict[int, tuple[int, Strip]] = {}  # live row -> (width, strip), cursor excluded
 
     # -- which tab ---------------------------------------------------------------------------
@@ -67,7 +70,7 @@ class TerminalView(Widget, can_focus=True):
         """Switch to a tab: stop watching the old one, watch the new one (off the loop)."""
         old = self.terminal
         self.tab_id, self.terminal = tab_id, terminal
-        self.rows, self.scroll_offset_rows = [], 0
+        self.rows, self.scroll_offset_rows, self._scroll_target = [], 0, 0
         self._strips.clear()
         self.refresh()
 
@@ -158,8 +161,8 @@ class TerminalView(Widget, can_focus=True):
             return
         event.stop()
         event.prevent_default()
-        if self.scroll_offset_rows:
-            self.scroll_offset_rows = 0
+        if self.scroll_offset_rows or self._scroll_target:
+            self.scroll_offset_rows = self._scroll_target = 0
             self.refresh()
         self.write(data)
 
@@ -177,27 +180,38 @@ class TerminalView(Widget, can_focus=True):
         self._scroll(-3)
 
     def _scroll(self, rows: int) -> None:
-        target = max(0, min(self.history, self.scroll_offset_rows + rows))
-        if target == self.scroll_offset_rows or self.terminal is None:
+        # The history length in our last update can be stale (the screen recounts it at most
+        # 4 times a second, and a quiet tab sends no updates): clamp against a fresh count.
+        # Key repeats arrive faster than fetches: step from the target asked for last, not from
+        # the offset shown so far.
+        target = max(0, self._scroll_target + rows)
+        if target == self._scroll_target or self.terminal is None:
             return
+        self._scroll_target = target
         terminal, tab_id, height = self.terminal, self.tab_id, self.size.height
 
         def fetch() -> None:
             try:
                 total = terminal.snapshot().get(timeout=ASK).history
-                start = max(0, total - target - height)
+                if total < target:  # maybe a stale count: the screen recounts every 0.25 s
+                    time.sleep(HISTORY_RECOUNT)
+                    total = terminal.snapshot().get(timeout=ASK).history
+                offset = min(target, total)
+                start = max(0, total - offset - height)
                 history = terminal.history(start, total).get(timeout=ASK)
             except Exception:  # noqa: BLE001 - the tab closed meanwhile: nothing to scroll
                 return
-            self.post_message(HistoryReady(tab_id, target, history, total))
+            self.post_message(HistoryReady(tab_id, offset, history, total, target))
 
         self.run_worker(fetch, thread=True, group="history", exclusive=True)
 
     def on_history_ready(self, message: HistoryReady) -> None:
         if message.tab_id != self.tab_id:
             return
+        if message.asked != self._scroll_target:
+            return  # a newer scroll is on its way
         self.history_rows, self.history = message.rows, message.history
-        self.scroll_offset_rows = min(message.offset, len(message.rows))
+        self.scroll_offset_rows = self._scroll_target = min(message.offset, len(message.rows))
         self.refresh()
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:

@@ -1,0 +1,109 @@
+"""The agent panel in AI mode on a scripted fake Ollama (progress, tool cards, consent, cancel,
+reset), and UI settings that persist between launches (issue 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import BASH_TAB
+from fake_ollama import Reply
+from tui_helpers import make_app, screen_text, stop, until
+from tikitaka.app.tui import settings_store
+from tikitaka.app.tui.agent_panel import AgentPanel
+from tikitaka.app.tui.main import TikiApp
+
+
+def log_text(app) -> str:
+    return "\n".join(line.text for line in app.query_one(AgentPanel).log_widget.lines)
+
+
+async def ai_mode(pilot, app) -> AgentPanel:
+    panel = app.query_one(AgentPanel)
+    await until(pilot, lambda: panel.ai_reason is None, what="backend found")
+    await pilot.press("f2", "shift+tab", "shift+tab")
+    assert panel.mode == "AI"
+    return panel
+
+
+async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
+    a = agent()
+    a.fake.script(
+        Reply.action("send_to_terminal", tab="sh", text="echo ai-$((40+2))"),
+        Reply.action("done", message="typed it for you"),
+    )
+    app = TikiApp(a.host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: screen_text(app).strip(), what="prompt")
+        await ai_mode(pilot, app)
+        await pilot.press(*"say hi in sh", "enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConsentScreen", what="consent dialog")
+        await pilot.click("#once")
+        await until(pilot, lambda: "coordinator typed it for you" in log_text(app), what="answer")
+        text = log_text(app)
+        assert "you say hi in sh" in text
+        assert "send_to_terminal" in text and "ai-$((40+2))" in text  # the tool card: name, args...
+        assert '"ok": true' in text  # ...and result
+        await until(pilot, lambda: "\nai-42" in screen_text(app), what="the command ran in sh")
+
+
+async def test_denied_consent_types_nothing(agent):
+    a = agent()
+    a.fake.script(
+        Reply.action("send_to_terminal", tab="sh", text="echo never-$((1+1))"),
+        Reply.action("done", message="ok, I did not"),
+    )
+    app = TikiApp(a.host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: screen_text(app).strip(), what="prompt")
+        await ai_mode(pilot, app)
+        await pilot.press(*"try it", "enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConsentScreen", what="consent dialog")
+        await pilot.click("#deny")
+        await until(pilot, lambda: "coordinator ok, I did not" in log_text(app), what="answer")
+        assert "never-2" not in screen_text(app)
+
+
+async def test_escape_cancels_a_run_and_reset_starts_a_new_session(agent):
+    a = agent()
+    a.fake.script(Reply(chunks=['{"tool": "wait", '] + ['"args": {}}'], delay=5.0))
+    app = TikiApp(a.host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ai_mode(pilot, app)
+        await pilot.press(*"wait a bit", "enter")
+        await until(pilot, lambda: "coordinator:" in str(app.query_one("#agent-status").render()),
+                    what="progress in the status line")
+        await pilot.press("escape")
+        await until(pilot, lambda: "coordinator stopped" in log_text(app), what="cancelled")
+        assert len(a.reactor.messages().get(timeout=5)) > 1  # the request is in the conversation
+        await pilot.press(*"/reset", "enter")
+        await until(pilot, lambda: "new AI session" in log_text(app), what="reset note")
+        await until(pilot, lambda: len(a.reactor.messages().get(timeout=5)) <= 1, what="conversation forgotten")
+
+
+@pytest.fixture
+def isolated(in_tiki_env):
+    return in_tiki_env
+
+
+async def test_panel_position_and_theme_persist(tmp_path, isolated):
+    app = make_app(tmp_path, BASH_TAB, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert app.ui["panel"] == "right"
+            await pilot.press("f9")
+            await until(pilot, lambda: app.query_one("#main").has_class("panel-bottom"), what="docked bottom")
+            app.theme = "nord"
+            await pilot.pause()
+    finally:
+        stop(app)
+    assert settings_store.load() == {"panel": "bottom", "theme": "nord"}
+    again = make_app(tmp_path, BASH_TAB, extensions=())
+    try:
+        async with again.run_test(size=(120, 40)) as pilot:
+            assert again.query_one("#main").has_class("panel-bottom")
+            assert again.theme == "nord"
+            await pilot.press("f9")  # bottom -> hidden
+            assert not again.query_one(AgentPanel).display or again.query_one("#main").has_class("panel-hidden")
+    finally:
+        stop(again)
+    assert settings_store.load()["panel"] == "hidden"

@@ -1,0 +1,102 @@
+"""The terminal view draws a real `terminals.screen.Screen` fed real bytes: colours, attributes,
+wide CJK cells, the cursor, and only the rows that changed are repainted (issue 3)."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.color import Color
+from textual.app import App, ComposeResult
+
+from tikitaka.app.tui.terminal_view import TerminalView
+from tikitaka.terminals.screen import Screen
+
+SAMPLE = ("\x1b[31mred\x1b[0m \x1b[1mbold\x1b[0m \x1b[38;5;45m256\x1b[0m \x1b[38;2;255;128;0mtrue\x1b[0m "
+          "\x1b[3;4mit\x1b[0m \x1b[7mrev\x1b[0m 한국어|end\r\n").encode()
+
+
+class ViewApp(App):
+    def compose(self) -> ComposeResult:
+        yield TerminalView()
+
+
+def cells(strip) -> list[tuple[str, object]]:
+    """(character, style) per terminal cell; a wide character fills two cells."""
+    out = []
+    for segment in strip:
+        for char in segment.text:
+            out.append((char, segment.style))
+            if cell_len(char) == 2:
+                out.append(("", segment.style))
+    return out
+
+
+def style_of(strip, word: str):
+    for segment in strip:
+        if word in segment.text:
+            return segment.style
+    raise AssertionError(f"{word!r} not in {strip.text!r}")
+
+
+async def test_colours_attributes_and_wide_cells():
+    screen = Screen(40, 6, 100)
+    screen.feed(SAMPLE)
+    app = ViewApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        view = app.query_one(TerminalView)
+        view.apply(screen.take_update(full=True))
+        await pilot.pause()
+        row = view.render_line(0)
+        assert style_of(row, "red").color == Color.from_ansi(1)
+        assert style_of(row, "bold").bold
+        assert style_of(row, "256").color == Color.from_ansi(45)
+        assert style_of(row, "true").color.triplet == (255, 128, 0)
+        assert style_of(row, "it").italic and style_of(row, "it").underline
+        assert style_of(row, "rev").reverse
+        assert row.cell_length == 40  # exactly the widget's width, wide cells included
+        # 한국어 takes 6 cells: "|end" starts where the emulator put it.
+        line = screen.text(6).splitlines()[0]
+        expected_col = len(line.split("한")[0]) + 6
+        assert [c for c, _ in cells(row)][expected_col] == "|"
+
+
+async def test_cursor_is_drawn_where_the_screen_has_it():
+    screen = Screen(20, 4, 100)
+    screen.feed(b"ab\r\ncd")
+    app = ViewApp()
+    async with app.run_test(size=(20, 4)) as pilot:
+        view = app.query_one(TerminalView)
+        view.focus()
+        view.apply(screen.take_update(full=True))
+        await pilot.pause()
+        row = cells(view.render_line(1))
+        reversed_cols = [col for col, (_, style) in enumerate(row) if style is not None and style.reverse]
+        assert reversed_cols == [2]  # the cell right after "cd"
+        assert not any(style and style.reverse for _, style in cells(view.render_line(0)))
+
+
+async def test_only_changed_rows_are_repainted():
+    screen = Screen(30, 10, 100)
+    screen.feed(b"\r\n".join(b"row %d" % i for i in range(5)))
+    app = ViewApp()
+    async with app.run_test(size=(30, 10)) as pilot:
+        view = app.query_one(TerminalView)
+        view.apply(screen.take_update(full=True))
+        await pilot.pause()
+        repainted: list[int] = []
+        original = view.refresh
+
+        def spy(*regions, **kwargs):
+            repainted.extend(y for region in regions for y in range(region.y, region.bottom))
+            if not regions:
+                repainted.extend(range(view.size.height))
+            return original(*regions, **kwargs)
+
+        view.refresh = spy
+        screen.feed(b"\x1b[2;1Hchanged\x1b[5;6H")  # rewrite row 1; cursor back to row 4
+        update = screen.take_update()
+        view.apply(update)
+        assert not update.full
+        assert set(repainted) == {1, 4}  # the changed row and the cursor's row, nothing else
+        await pilot.pause()
+        assert view.render_line(1).text.startswith("changed")
+        assert view.render_line(2).text.startswith("row 2")

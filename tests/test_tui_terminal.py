@@ -1,0 +1,190 @@
+"""The terminal widget with real PTY children: every key reaches the child as xterm bytes
+(except the reserved ones), paste (bracketed when asked), scrollback, exit badges (issue 3)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from tui_helpers import make_app, screen_text, stop, until
+from tikitaka.app.tui.agent_panel import AgentPanel
+from tikitaka.app.tui.tab_bar import TabBar
+from tikitaka.app.tui.terminal_view import TerminalView
+
+HERE = Path(__file__).parent
+BASH = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+
+
+@pytest.fixture(autouse=True)
+def isolated(in_tiki_env):
+    return in_tiki_env
+
+
+def logger_tab(path: Path, name: str = "log", *extra: str) -> str:
+    args = ", ".join(f'"{a}"' for a in (sys.executable, str(HERE / "key_logger.py"), str(path), *extra))
+    return f'[[tab]]\nname = "{name}"\ncommand = [{args}]\n'
+
+
+def received(path: Path) -> str:
+    if not path.exists():
+        return ""
+    return "".join(json.loads(line)["data"] for line in path.read_text().splitlines())
+
+
+def view_lines(app) -> list[str]:
+    view = app.query_one(TerminalView)
+    return [view.render_line(y).text for y in range(view.size.height)]
+
+
+async def test_ctrl_alt_function_and_arrow_keys_reach_the_child(tmp_path):
+    log = tmp_path / "reads.jsonl"
+    app = make_app(tmp_path, logger_tab(log), extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
+            keys = {
+                "ctrl+a": "\x01", "ctrl+c": "\x03", "ctrl+q": "\x11", "ctrl+z": "\x1a",
+                "alt+x": "\x1bx", "f11": "\x1b[23~", "up": "\x1b[A", "ctrl+right": "\x1b[1;5C",
+                "shift+up": "\x1b[1;2A", "home": "\x1b[H", "delete": "\x1b[3~", "pageup": "\x1b[5~",
+                "tab": "\t", "shift+tab": "\x1b[Z", "escape": "\x1b", "backspace": "\x7f", "enter": "\r",
+                "é": "é",
+            }
+            expected = ""
+            for key, data in keys.items():
+                await pilot.press(key)
+                expected += data
+                await until(pilot, lambda: received(log) == expected, what=f"{key} -> {data!r}")
+            assert app.is_running  # ctrl+q went to the child, it did not quit the app
+            assert app.query_one(TerminalView).has_focus  # tab/shift+tab did not move focus
+    finally:
+        stop(app)
+
+
+async def test_reserved_keys_are_not_forwarded(tmp_path):
+    log = tmp_path / "reads.jsonl"
+    app = make_app(tmp_path, logger_tab(log) + BASH, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
+            first = app.active_id
+            await pilot.press("f7")  # next tab: a binding, not a key for the child
+            await until(pilot, lambda: app.active_id != first, what="next tab")
+            await pilot.press("alt+1")
+            await until(pilot, lambda: app.active_id == first and "logger ready" in screen_text(app), what="tab 1")
+            await pilot.press("z")
+            await until(pilot, lambda: received(log) == "z", what="z")  # and nothing before it
+    finally:
+        stop(app)
+
+
+async def test_paste_is_bracketed_only_when_the_child_asked(tmp_path):
+    plain, bracketed = tmp_path / "plain.jsonl", tmp_path / "bracketed.jsonl"
+    app = make_app(tmp_path, logger_tab(plain, "plain") + logger_tab(bracketed, "br", "--bracketed"),
+                   extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            view = app.query_one(TerminalView)
+            await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
+            view.post_message(events.Paste("one\ntwo"))
+            await until(pilot, lambda: received(plain) == "one\rtwo", what="plain paste")
+            await pilot.press("f7")
+            await until(pilot, lambda: "bracketed ready" in screen_text(app), what="second logger")
+            view.post_message(events.Paste("three"))
+            await until(pilot, lambda: received(bracketed) == "\x1b[200~three\x1b[201~", what="bracketed paste")
+    finally:
+        stop(app)
+
+
+async def test_shift_pageup_and_the_wheel_scroll_back_through_history(tmp_path):
+    app = make_app(tmp_path, BASH, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: screen_text(app).strip(), what="prompt")
+            await pilot.press(*"seq -f line%03g 1 300", "enter")
+            await until(pilot, lambda: "line300" in screen_text(app), what="output")
+            view = app.query_one(TerminalView)
+            assert not any("line200" in line for line in view_lines(app))
+            await pilot.press("shift+pageup")
+            await until(pilot, lambda: view.scroll_offset_rows > 0, what="scrolled")
+            for _ in range(20):  # half a screen per press, until the top of the history
+                await pilot.press("shift+pageup")
+            await until(pilot, lambda: "line001" in "".join(view_lines(app)[:2]), what="the oldest lines on top")
+            assert not any("line300" in line for line in view_lines(app))
+            for _ in range(3):  # back down a little: the rows follow
+                await pilot.press("shift+pagedown")
+            await until(pilot, lambda: any("line070" in line for line in view_lines(app))
+                        and not any("line001" in line for line in view_lines(app)), what="scrolled down")
+            await pilot.press("x")  # any key returns to the live screen (and reaches the shell)
+            await until(pilot, lambda: view.scroll_offset_rows == 0 and any(
+                line.rstrip().endswith("x") for line in view_lines(app)), what="live again")
+            await pilot.press("backspace")
+            view.post_message(events.MouseScrollUp(view, 5, 5, 0, -1, 0, False, False, False))
+            await until(pilot, lambda: view.scroll_offset_rows == 3, what="wheel scroll")
+            view.post_message(events.MouseScrollDown(view, 5, 5, 0, 1, 0, False, False, False))
+            await until(pilot, lambda: view.scroll_offset_rows == 0, what="wheel back")
+    finally:
+        stop(app)
+
+
+async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
+    ws = '[[tab]]\nname = "quick"\ncommand = ["bash", "-c", "echo last-words; exit 3"]\n'
+    app = make_app(tmp_path, ws, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            bar = app.query_one(TabBar)
+            await until(pilot, lambda: "exited (3)" in str(bar.render()), what="exit badge")
+            await until(pilot, lambda: "last-words" in screen_text(app), what="last screen")
+            panel = app.query_one(AgentPanel)
+            await until(pilot, lambda: any("quick exited (code 3)" in str(l.text) for l in panel.log_widget.lines),
+                        what="exit note")
+    finally:
+        stop(app)
+
+
+async def test_quit_asks_while_tabs_run_and_ctrl_q_does_not_quit(tmp_path):
+    app = make_app(tmp_path, BASH, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.tabs and app.tabs[0].running, what="tab running")
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.2)
+            assert app.is_running
+            await pilot.press("f10")
+            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="quit question")
+            await pilot.press("n")
+            await until(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="dialog closed")
+            assert app.is_running
+            await pilot.press("f10", "y")
+            await until(pilot, lambda: not app.is_running, what="quit")
+    finally:
+        stop(app)
+
+
+async def test_command_palette_switches_tabs_and_its_quit_asks(tmp_path):
+    py = '[[tab]]\nname = "py"\ncommand = ["python3", "-q"]\n'
+    app = make_app(tmp_path, BASH + py, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 2, what="tabs")
+            first = app.active_id
+            await pilot.press("f12")
+            await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
+            await pilot.press(*"go to tab py")
+            await pilot.pause(0.5)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.active_id != first and ">>>" in screen_text(app), what="tab py via palette")
+            await pilot.press("f12")
+            await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
+            await pilot.press(*"quit")
+            await pilot.pause(0.5)
+            await pilot.press("enter")
+            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="quit question")
+            await pilot.press("n")
+            await pilot.pause(0.1)
+            assert app.is_running
+    finally:
+        stop(app)
