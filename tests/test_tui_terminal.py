@@ -188,3 +188,20 @@ async def test_command_palette_switches_tabs_and_its_quit_asks(tmp_path):
             assert app.is_running
     finally:
         stop(app)
+
+
+async def test_the_app_keeps_running_under_a_dialog_while_tabs_print(tmp_path):
+    ws = '[[tab]]\nname = "busy"\ncommand = ["bash", "-c", "for i in $(seq 1 100000); do echo tick-$i; sleep 0.01; done"]\n'
+    app = make_app(tmp_path, ws, extensions=())
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "tick-" in screen_text(app), what="output")
+            await pilot.press("f1")  # help is a modal screen: the main screen's widgets are not queryable
+            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+            await pilot.pause(1.5)  # screen updates and the 1 s tab refresh arrive meanwhile
+            assert app.is_running
+            before = screen_text(app)
+            await pilot.press("escape")
+            await until(pilot, lambda: screen_text(app) != before, what="the terminal still updating")
+    finally:
+        stop(app)

@@ -53,6 +53,7 @@ class TikiApp(App, inherit_bindings=False):
         self.active_id: int | None = None
         self.ui = settings_store.load()
         self._unsubscribe = lambda: None
+        self._exits_noted: set[int] = set()  # tabs whose exit the log already told
 
     def compose(self) -> ComposeResult:
         yield TabBar(id="tab-bar")
@@ -136,8 +137,18 @@ class TikiApp(App, inherit_bindings=False):
     def on_tabs_listed(self, message: TabsListed) -> None:
         self._set_tabs(message.tabs)
 
+    def _note_exit(self, tab_id: int, name: str, code: int | None) -> None:
+        if tab_id not in self._exits_noted:
+            self._exits_noted.add(tab_id)
+            self.query_one(AgentPanel).write(f"tab {name} exited (code {code}); F5 restarts it", "yellow")
+
     def _set_tabs(self, tabs: list[Any]) -> None:
         self.tabs = list(tabs)
+        for tab in self.tabs:  # also covers a child that exited before the UI subscribed
+            if tab.running:
+                self._exits_noted.discard(tab.id)
+            else:
+                self._note_exit(tab.id, tab.name, tab.exit_code)
         ids = [tab.id for tab in self.tabs]
         if self.active_id not in ids:
             active = next((t for t in self.tabs if t.active), self.tabs[0] if self.tabs else None)
@@ -180,7 +191,7 @@ class TikiApp(App, inherit_bindings=False):
         elif isinstance(event, TabsChanged):
             self._set_tabs(event.tabs)
         elif isinstance(event, TabExited):
-            panel.write(f"tab {event.name} exited (code {event.exit_code}); F5 restarts it", "yellow")
+            self._note_exit(event.tab_id, event.name, event.exit_code)
         elif isinstance(event, BotChat):
             mark = "" if event.verified else " (unverified)"
             panel.write(f"[{event.sender}] {event.text}{mark}", "magenta")
