@@ -1,0 +1,343 @@
+"""The host's supervisor: every long-lived actor and thread of a host is started through it.
+
+pykka has no supervision: an actor whose `tell` handler raises is stopped (and pykka logs a
+traceback), a thread whose target raises simply ends, and the host carries on deaf. The
+supervisor closes that hole for the whole class of failures:
+
+- a failure is reported once: one line on the host log (stderr) and one `service_failed`
+  entry in the event log, never a traceback storm;
+- the piece is restarted (a thread runs its target again, an actor is started again from its
+  factory), with a short backoff, at most `MAX_RESTARTS` times in `RESTART_WINDOW` seconds;
+  beyond that it is `failed` and its owner is told (a tab is then marked failed and
+  restartable by the user);
+- callers waiting on a dead actor get pykka's `ActorDeadError` (pykka fails every queued
+  request of a stopped actor), which the IPC server turns into an error reply;
+- `health()` says, per service, ok / restarted N times / failed, with the last error; `tiki
+  status --json` shows it.
+
+Short-lived work (one IPC connection) runs through `task`: a failure there is logged once and
+counted under the task's group, nothing is restarted.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, TextIO
+
+import pykka
+
+MAX_RESTARTS = 5  # restarts allowed within RESTART_WINDOW before a service is `failed`
+RESTART_WINDOW = 60.0
+BACKOFF_FIRST, BACKOFF_MAX = 0.05, 2.0  # seconds before restart N: 0.05 * 2**N, capped
+WATCH_INTERVAL = 0.5  # how often actors are checked for a death nobody reported
+
+# pykka logs every unhandled exception with a full traceback at ERROR level; the supervisor
+# reports each failure itself, in one line.
+logging.getLogger("pykka").addHandler(logging.NullHandler())
+logging.getLogger("pykka").propagate = False
+
+
+@dataclass
+class Health:
+    state: str = "ok"  # ok | restarted | failed | stopped
+    restarts: int = 0
+    failures: int = 0
+    last_error: str | None = None
+    last_failure: float | None = None
+    _recent: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "restarts": self.restarts, "failures": self.failures,
+                "last_error": self.last_error, "last_failure": self.last_failure}
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a failure: the exception and where it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    text = f"{type(exc).__name__}: {exc}"
+    return (text if len(text) <= 300 else text[:297] + "...") + where
+
+
+class SupervisedActor(pykka.ThreadingActor):
+    """Base class for actors the supervisor owns: an unhandled failure is reported at once
+    with its exception (the supervisor's watcher also notices deaths that skip `on_failure`,
+    such as a failing `on_start`)."""
+
+    def on_failure(self, exception_type: Any, exception_value: Any, tb: Any) -> None:
+        _note_actor_failure(self.actor_ref, exception_value)
+
+
+_failure_lock = threading.Lock()
+_actor_failures: dict[str, tuple[BaseException, Callable[[], None]]] = {}
+_actor_watchers: dict[str, Callable[[BaseException], None]] = {}
+
+
+def _note_actor_failure(ref: pykka.ActorRef[Any], exc: BaseException) -> None:
+    with _failure_lock:  # whoever pops the watcher handles the death (this hook or the poller)
+        watcher = _actor_watchers.pop(ref.actor_urn, None)
+    if watcher is not None:
+        watcher(exc)
+
+
+class ActorSlot:
+    """The current incarnation of a supervised actor. Hold the slot, not a proxy: after a
+    restart `proxy` is the new actor's."""
+
+    def __init__(self, supervisor: "Supervisor", name: str, start: Callable[[], pykka.ActorRef[Any]],
+                 restart: bool, on_restart: Callable[[pykka.ActorRef[Any]], None] | None,
+                 on_give_up: Callable[[str], None] | None) -> None:
+        self.supervisor = supervisor
+        self.name = name
+        self._start = start
+        self.restart = restart
+        self.on_restart = on_restart
+        self.on_give_up = on_give_up
+        self.ref: pykka.ActorRef[Any] = self._launch()
+        self._proxy = self.ref.proxy()
+        self.released = False
+        self._restarting = threading.Lock()
+
+    def _launch(self) -> pykka.ActorRef[Any]:
+        ref = self._start()
+        with _failure_lock:
+            _actor_watchers[ref.actor_urn] = lambda exc, ref=ref: self.supervisor._actor_failed(self, ref, exc)
+        return ref
+
+    @property
+    def proxy(self) -> Any:
+        return self._proxy
+
+    def is_alive(self) -> bool:
+        return self.ref.is_alive()
+
+    def release(self) -> None:
+        """The owner stops this actor on purpose: it is no longer watched."""
+        self.released = True
+        with _failure_lock:
+            _actor_watchers.pop(self.ref.actor_urn, None)
+        self.supervisor._forget_slot(self)
+
+    def relaunch(self) -> None:
+        with _failure_lock:
+            _actor_watchers.pop(self.ref.actor_urn, None)
+        self.ref = self._launch()
+        self._proxy = self.ref.proxy()
+
+
+class Supervisor:
+    def __init__(self, event_log: Any = None, *, stream: TextIO | None = None) -> None:
+        self._event_log = event_log
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._health: dict[str, Health] = {}
+        self._slots: list[ActorSlot] = []
+        self._stopping = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def _log(self, name: str, line: str, exc: BaseException | None) -> None:
+        stream = self._stream or sys.stderr
+        try:
+            print(f"tiki host: {name}: {line}", file=stream, flush=True)
+        except (OSError, ValueError):
+            pass  # a host whose stderr is gone keeps running
+        if self._event_log is not None:
+            try:
+                trace = "".join(traceback.format_exception(exc, limit=6)) if exc is not None else None
+                self._event_log.append("service_failed", sender=name, detail=line, trace=trace)
+            except Exception:  # noqa: BLE001 - the event log itself may be what fails
+                pass
+
+    def _entry(self, name: str) -> Health:
+        with self._lock:
+            return self._health.setdefault(name, Health())
+
+    def register(self, name: str) -> None:
+        """Show `name` in the health report before anything went wrong."""
+        self._entry(name)
+
+    def forget(self, name: str) -> None:
+        """A service that ended on purpose (a closed tab) leaves the health report."""
+        with self._lock:
+            self._health.pop(name, None)
+
+    def forget_prefix(self, prefix: str) -> None:
+        with self._lock:
+            for name in [n for n in self._health if n.startswith(prefix)]:
+                del self._health[name]
+
+    def _record(self, name: str, exc: BaseException, restartable: bool) -> tuple[bool, int]:
+        """Count a failure; returns (restart it?, restart number)."""
+        now = time.time()
+        health = self._entry(name)
+        with self._lock:
+            health.failures += 1
+            health.last_error = describe(exc)
+            health.last_failure = now
+            health._recent = [t for t in health._recent if now - t < RESTART_WINDOW]
+            if not restartable or self._stopping.is_set():
+                return False, 0
+            if len(health._recent) >= MAX_RESTARTS:
+                health.state = "failed"
+                return False, 0
+            health._recent.append(now)
+            health.restarts += 1
+            health.state = "restarted"
+            return True, health.restarts
+
+    def report(self, name: str, exc: BaseException, *, restartable: bool = False) -> bool:
+        """A failure in `name`, logged once. Returns whether the caller should restart it."""
+        restart, number = self._record(name, exc, restartable)
+        if self._stopping.is_set():
+            return False
+        if restart:
+            self._log(name, f"failed: {describe(exc)}; restarting ({number})", exc)
+        elif restartable:
+            self._log(name, f"failed: {describe(exc)}; gave up after {MAX_RESTARTS} restarts in "
+                            f"{RESTART_WINDOW:g} s", exc)
+        else:
+            self._log(name, f"failed: {describe(exc)}", exc)
+        return restart
+
+    def health(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            return {name: health.to_json() for name, health in sorted(self._health.items())}
+
+    def state(self, name: str) -> str | None:
+        with self._lock:
+            health = self._health.get(name)
+            return health.state if health else None
+
+    # -- threads ---------------------------------------------------------------------------
+
+    def thread(self, name: str, target: Callable[..., Any], *args: Any, restart: bool = True,
+               on_give_up: Callable[[str], None] | None = None) -> threading.Thread:
+        """Run `target(*args)` on a daemon thread; restart it when it raises. A target that
+        returns has ended on purpose."""
+        self.register(name)
+
+        def run() -> None:
+            attempt = 0
+            while not self._stopping.is_set():
+                try:
+                    target(*args)
+                    return
+                except BaseException as exc:  # noqa: BLE001 - this is the supervision
+                    if not self.report(name, exc, restartable=restart):
+                        if restart and on_give_up is not None and not self._stopping.is_set():
+                            _call_quietly(on_give_up, describe(exc))
+                        return
+                attempt += 1
+                if self._stopping.wait(min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** (attempt - 1))):
+                    return
+
+        thread = threading.Thread(target=run, name=f"tiki-{name}", daemon=True)
+        thread.start()
+        return thread
+
+    def task(self, group: str, target: Callable[..., Any], *args: Any) -> threading.Thread:
+        """Short-lived work (one connection): a failure is logged and counted under `group`."""
+        self.register(group)
+
+        def run() -> None:
+            try:
+                target(*args)
+            except BaseException as exc:  # noqa: BLE001
+                self.report(group, exc)
+
+        thread = threading.Thread(target=run, name=f"tiki-{group}", daemon=True)
+        thread.start()
+        return thread
+
+    # -- actors ----------------------------------------------------------------------------
+
+    def actor(self, name: str, start: Callable[[], pykka.ActorRef[Any]], *, restart: bool = True,
+              on_restart: Callable[[pykka.ActorRef[Any]], None] | None = None,
+              on_give_up: Callable[[str], None] | None = None) -> ActorSlot:
+        """Start an actor (`start()` returns its ref) and watch it. Subclass `SupervisedActor`
+        so a failure is reported with its exception; other deaths are noticed by polling."""
+        self.register(name)
+        slot = ActorSlot(self, name, start, restart, on_restart, on_give_up)
+        with self._lock:
+            self._slots.append(slot)
+        self._ensure_watcher()
+        return slot
+
+    def _forget_slot(self, slot: ActorSlot) -> None:
+        with self._lock:
+            if slot in self._slots:
+                self._slots.remove(slot)
+
+    def _actor_failed(self, slot: ActorSlot, ref: pykka.ActorRef[Any], exc: BaseException) -> None:
+        # Called on the dying actor's own thread: the restart happens elsewhere.
+        threading.Thread(target=self._handle_death, args=(slot, ref, exc), name="tiki-restart",
+                         daemon=True).start()
+
+    def _handle_death(self, slot: ActorSlot, ref: pykka.ActorRef[Any], exc: BaseException) -> None:
+        with slot._restarting:
+            if slot.released or slot.ref is not ref or self._stopping.is_set():
+                return
+            ref.actor_stopped.wait(5)  # pykka marks it stopped right after on_failure
+            restart = self.report(slot.name, exc, restartable=slot.restart)
+            if not restart:
+                self._forget_slot(slot)
+                if slot.restart and slot.on_give_up is not None:
+                    _call_quietly(slot.on_give_up, describe(exc))
+                return
+            attempts = self._entry(slot.name).restarts
+            if self._stopping.wait(min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** max(0, attempts - 1))):
+                return
+            try:
+                slot.relaunch()
+            except Exception as again:  # noqa: BLE001 - a factory that fails is a failure too
+                self.report(slot.name, again)
+                self._forget_slot(slot)
+                if slot.on_give_up is not None:
+                    _call_quietly(slot.on_give_up, describe(again))
+                return
+            if slot.on_restart is not None:
+                _call_quietly(slot.on_restart, slot.ref)
+
+    def _ensure_watcher(self) -> None:
+        with self._lock:
+            if self._watcher is not None:
+                return
+            self._watcher = threading.Thread(target=self._watch, name="tiki-supervisor", daemon=True)
+        self._watcher.start()
+
+    def _watch(self) -> None:
+        """Deaths that bypass `on_failure` (a failing `on_start`, a stop nobody asked for)."""
+        while not self._stopping.wait(WATCH_INTERVAL):
+            with self._lock:
+                slots = list(self._slots)
+            for slot in slots:
+                ref = slot.ref
+                if not slot.released and not ref.is_alive():
+                    with _failure_lock:
+                        known = _actor_watchers.pop(ref.actor_urn, None) is not None
+                    if known:  # not yet handled by a failure report
+                        self._handle_death(slot, ref, RuntimeError("the actor stopped unexpectedly"))
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """The host is stopping: nothing is restarted any more."""
+        self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+
+def _call_quietly(callback: Callable[..., Any], *args: Any) -> None:
+    try:
+        callback(*args)
+    except Exception:  # noqa: BLE001 - a give-up hook must not take the supervisor down
+        pass
