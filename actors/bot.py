@@ -1,6 +1,7 @@
 """The bot: live handshake state of the peer tabs and the routing of their bot-chat messages.
 
-- A verified ack (`handshake-ok`, `ok`, `ready`, `ack`) moves its peer to `connected`.
+- A verified ack (`handshake-ok`, `ok`, `ready`, `ack`) from a peer in `handshake_sent` moves
+  it to `connected`; from any other peer the same words are an ordinary message.
 - While the coordinator is in a run, a peer's message goes to the run (a pending `wait`
   wakes at once; other tools carry it in their result). Nothing is dropped.
 - While idle, a verified message from a peer the coordinator talked to this session starts a
@@ -11,10 +12,9 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -23,6 +23,7 @@ import pykka
 from ..protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
 from ..protocol.settings import PeerSettings
 from .events import BotChat, TabsChanged
+from .supervisor import SupervisedActor
 
 ASK = 10.0
 
@@ -45,32 +46,52 @@ class PeerNote:
     note: str
 
 
+@dataclass
+class PeerBook:
+    """The peers' state, kept outside the actor so that a restarted bot remembers it."""
+
+    ack_timeout: float
+    handshakes: Handshakes = None  # type: ignore[assignment]
+    names: dict[int, str] = field(default_factory=dict)  # tab id -> name, to follow renames
+    roles: dict[str, str] = field(default_factory=dict)  # casefolded name -> role
+    talked_to: set[str] = field(default_factory=set)
+    continuations: dict[str, deque[float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.handshakes is None:
+            self.handshakes = Handshakes(self.ack_timeout)
+
+
 def header_template() -> str:
     return resources.files("tikitaka.assets").joinpath("handshake.md").read_text(encoding="utf-8")
 
 
-class BotActor(pykka.ThreadingActor):
-    def __init__(self, host: Any, settings: PeerSettings) -> None:
+class BotActor(SupervisedActor):
+    def __init__(self, host: Any, settings: PeerSettings, book: PeerBook | None = None) -> None:
         super().__init__()
         self._host = host
         self._settings = settings
-        self._handshakes = Handshakes(settings.ack_timeout)
+        self._book = book or PeerBook(settings.ack_timeout)
+        self._handshakes = self._book.handshakes
         self._template = header_template()
-        self._names: dict[int, str] = {}  # tab id -> name, to follow renames
-        self._roles: dict[str, str] = {}  # casefolded name -> role
-        self._talked_to: set[str] = set()
-        self._continuations: dict[str, deque[float]] = {}
         self._unsubscribe = lambda: None
-        self._ticker_stop = threading.Event()
+
+    # The book's fields under the names the routing code reads best with.
+    _names = property(lambda self: self._book.names)
+    _roles = property(lambda self: self._book.roles)
+    _talked_to = property(lambda self: self._book.talked_to)
+    _continuations = property(lambda self: self._book.continuations)
 
     def on_start(self) -> None:
         self._unsubscribe = self._host.bus.subscribe(self._on_event)
         self._tabs_changed(self._host.workspace.list_tabs().get(timeout=ASK))
-        threading.Thread(target=self._tick, name="tiki-bot-timer", daemon=True).start()
 
     def on_stop(self) -> None:
-        self._ticker_stop.set()
         self._unsubscribe()
+
+    def on_failure(self, exception_type: Any, exception_value: Any, tb: Any) -> None:
+        self._unsubscribe()  # the restarted actor subscribes again
+        super().on_failure(exception_type, exception_value, tb)
 
     def _on_event(self, event: object) -> None:
         # Called on other actors' threads: only hand the event to our mailbox.
@@ -85,13 +106,6 @@ class BotActor(pykka.ThreadingActor):
             self._bot_chat(message)
         elif isinstance(message, TabsChanged):
             self._tabs_changed(message.tabs)
-
-    def _tick(self) -> None:
-        while not self._ticker_stop.wait(1.0):
-            try:
-                self.actor_ref.proxy().expire_handshakes(time.monotonic())
-            except pykka.ActorDeadError:
-                return
 
     # -- state -----------------------------------------------------------------------------
 
@@ -111,8 +125,8 @@ class BotActor(pykka.ThreadingActor):
                     self._talked_to.discard(old.casefold())
                     self._talked_to.add(new.casefold())
                 self._publish_state(new)
-        self._names = current
-        self._roles = {tab.name.casefold(): tab.role for tab in tabs}
+        self._book.names = current
+        self._book.roles = {tab.name.casefold(): tab.role for tab in tabs}
 
     def expire_handshakes(self, now: float) -> list[str]:
         expired = self._handshakes.expire(now)
@@ -146,7 +160,10 @@ class BotActor(pykka.ThreadingActor):
     def _bot_chat(self, message: BotChat) -> None:
         sender = message.sender
         is_peer = self._roles.get(sender.casefold()) == "peer"
-        if message.verified and is_peer and is_ack(message.text):
+        # Only a peer that was just introduced acknowledges; from a connected peer "ok" or
+        # "ready" is an answer like any other and must reach the coordinator.
+        introduced = self._handshakes.state(sender) == HANDSHAKE_SENT
+        if message.verified and is_peer and introduced and is_ack(message.text):
             if self._handshakes.on_ack(sender):
                 self._host.event_log.append("handshake_ok", tab=sender)
                 self._publish_state(sender)

@@ -12,24 +12,33 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROTATE_BYTES = 10 * 1024 * 1024  # keep one previous file beside the current one
 
 
 class EventLog:
-    def __init__(self, path: Path) -> None:
+    """Appending never raises: a write that fails (disk full, no directory) goes to `on_error`
+    (the host reports it as a failure of the `event_log` service) and the caller carries on,
+    so a broken log can never take a bot-chat delivery or a coordinator run down with it."""
+
+    def __init__(self, path: Path, on_error: Callable[[BaseException], None] | None = None) -> None:
         self.path = path
+        self.on_error = on_error
         self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
 
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         entry = {"time": time.time(), "kind": kind, **fields}
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
-        with self._lock:
-            self._rotate_if_big()
-            with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(line)
+        try:
+            line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+            with self._lock:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._rotate_if_big()
+                with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                    handle.write(line)
+        except (OSError, ValueError) as exc:
+            if self.on_error is not None and kind != "service_failed":  # never recurse
+                self.on_error(exc)
         return entry
 
     def _rotate_if_big(self) -> None:

@@ -26,6 +26,7 @@ class TabInfo:
     exit_code: int | None
     activity: str  # "idle" | "busy" (output within the last 1.5 s)
     active: bool
+    failed: str | None = None  # why the tab's terminal failed (restart the tab to recover)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +38,7 @@ class TabInfo:
             "exit_code": self.exit_code,
             "activity": self.activity,
             "active": self.active,
+            "failed": self.failed,
         }
 
 
@@ -71,10 +73,12 @@ class TabExited:
 
 @dataclass(frozen=True)
 class ActorFailed:
-    """An actor died (pykka has no supervision); its parent noticed and reports it here."""
+    """Something the user should know failed for good (a tab's terminal, a workspace entry
+    that could not start); the supervisor has logged it."""
 
     what: str
     error: str
+    tab_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,11 @@
 It loads settings and the workspace, starts the event log, the workspace actor (and through it
 a terminal actor per tab), the extensions (reactor, bot) and the IPC server, and tears all of
 it down on every exit path: `stop()` stops every pykka actor and removes the socket.
+
+Every actor and long-lived thread is owned by one `Supervisor` (`host.supervisor`): a failure
+is logged once, the piece restarted, and `health()` is reported by `tiki status`. Services are
+looked up through the host each time (`host.workspace`, `host.service(name)`) rather than
+kept, so a restarted actor is the one callers reach.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from ..protocol.settings import Settings, SettingsError, parse_settings
 from .event_log import EventLog
 from .events import EventBus
 from .ipc_server import Handler, IpcServerActor
-from .workspace import WorkspaceActor
+from .supervisor import ActorSlot, Supervisor
+from .workspace import WorkspaceActor, WorkspaceState
 from .workspace_file import TabEntry, default_shell, load_workspace
 
 # Optional parts, each a module with `register(host)`; a module that is not there is skipped.
@@ -96,7 +102,12 @@ class Host:
         self.socket_path = self.options.socket or paths.socket_path()
         self.bus = EventBus()
         self.event_log = EventLog(paths.event_log_file())
-        self.workspace: Any = None  # ActorProxy[WorkspaceActor] once started
+        self.supervisor = Supervisor(self.event_log)
+        # A write that fails (disk full, a file where the directory should be) is a failure of
+        # the event log service, reported like any other; callers carry on.
+        self.event_log.on_error = lambda exc: self.supervisor.report("event_log", exc)
+        self.supervisor.register("event_log")
+        self._workspace: ActorSlot | None = None
         self.workspace_path: Path | None = None
         self._ops: dict[str, tuple[Handler, bool]] = {}
         self._services: dict[str, Any] = {}
@@ -111,10 +122,18 @@ class Host:
         self._ops[name] = (handler, streaming)
 
     def add_service(self, name: str, service: Any) -> None:
+        """A service other parts look up by name: a plain object, or an `ActorSlot` whose
+        current proxy is handed out (so a restarted actor is found)."""
         self._services[name] = service
 
     def service(self, name: str) -> Any | None:
-        return self._services.get(name)
+        service = self._services.get(name)
+        return service.proxy if isinstance(service, ActorSlot) else service
+
+    @property
+    def workspace(self) -> Any:
+        """The workspace actor's proxy (None before start)."""
+        return self._workspace.proxy if self._workspace is not None else None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -138,15 +157,18 @@ class Host:
 
         prepare(self.socket_path)  # refuse early, before any tab is spawned
         entries, self.workspace_path = resolve_workspace(self.options.workspace)
-        self.workspace = WorkspaceActor.start(
+        state = WorkspaceState()  # outlives a workspace actor that fails and is restarted
+        self._workspace = self.supervisor.actor("workspace", lambda: WorkspaceActor.start(
+            state=state,
             bus=self.bus,
             event_log=self.event_log,
+            supervisor=self.supervisor,
             settings=self.settings.terminal,
             socket=str(self.socket_path),
             bin_dir=host_bin_dir(),
             save_path=self.workspace_path,
-            initial=entries,
-        ).proxy()
+        ))
+        self.workspace.open_initial(entries).get(timeout=60)
         for module_name in CORE_OPS + tuple(self.options.extensions):
             try:
                 module = importlib.import_module(module_name)
@@ -167,6 +189,7 @@ class Host:
         with self._stop_lock:
             if self._stopped.is_set():
                 return
+            self.supervisor.stop()  # nothing is restarted from here on
             if self._ipc is not None:
                 self._ipc.stop(block=True, timeout=5)
             pykka.ActorRegistry.stop_all(block=True, timeout=10)

@@ -3,17 +3,21 @@ and reset hook, and the `peer.states` op."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from .bot import BotActor
+import pykka
+
+from .bot import BotActor, PeerBook
 
 ASK = 10.0
 
 
 def register(host: Any) -> None:
-    bot = BotActor.start(host, host.settings.peers).proxy()
-    host.add_service("bot", bot)
-    host.register_op("peer.states", lambda ctx, args: {"peers": bot.states().get(timeout=ASK)})
+    book = PeerBook(host.settings.peers.ack_timeout)  # outlives a restarted bot actor
+    host.add_service("bot", host.supervisor.actor("peers", lambda: BotActor.start(host, host.settings.peers, book)))
+    host.supervisor.thread("peers.timer", _expire_handshakes, host)
+    host.register_op("peer.states", lambda ctx, args: {"peers": host.service("bot").states().get(timeout=ASK)})
     reactor = host.service("reactor")
     if reactor is None:
         return
@@ -22,7 +26,17 @@ def register(host: Any) -> None:
         # Runs on the reactor's worker thread; only peer tabs ever get a header.
         if role != "peer":
             return text
-        return bot.prepare_send(tab, text).get(timeout=ASK)
+        return host.service("bot").prepare_send(tab, text).get(timeout=ASK)
 
     reactor.set_send_filter(send_filter).get(timeout=ASK)
-    reactor.add_reset_hook(lambda: bot.reset()).get(timeout=ASK)
+    reactor.add_reset_hook(lambda: host.service("bot").reset()).get(timeout=ASK)
+
+
+def _expire_handshakes(host: Any) -> None:
+    """Once a second, peers whose ack is overdue go back to not_connected."""
+    while not host.supervisor.stopping and not host.stopped:
+        time.sleep(1.0)
+        try:
+            host.service("bot").expire_handshakes(time.monotonic())
+        except pykka.ActorDeadError:
+            continue  # being restarted; the next tick reaches the new one

@@ -4,6 +4,11 @@ The actor's mailbox only takes requests (submit, cancel, reset, status, peer mes
 execute one at a time on a worker thread, so a model that is generating never makes the
 reactor deaf. The messages array persists across runs until `reset` and only ever grows
 (system, user, then assistant/result pairs), so the backend's prompt cache is reused.
+
+The session (messages, send filter, reset hooks) lives in a `CoordinatorLink` that outlives
+the actor: when the supervisor restarts a failed coordinator, the conversation and the peer
+wiring carry on. Every run ends with a final event, even when something inside it (a model
+error, a transcript that cannot be written, a bug) fails.
 """
 
 from __future__ import annotations
@@ -13,20 +18,20 @@ import queue
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
-import pykka
 
 from ..protocol import paths
 from ..protocol.catalogue import action_schema, describe_tools, gbnf, native_tools
 from ..protocol.guards import Guards, RunAborted
 from ..protocol.toolcall import ToolCallError, parse_action
 from .llm_backend import Cancelled, LlmError
-from .reactor_events import (Correction, Generating, RunDone, RunError, RunStarted, Thinking, ToolEnd,
-                             ToolStart)
+from .supervisor import SupervisedActor
+from .reactor_events import (Correction, Generating, RunDone, RunError, RunEvent, RunStarted, Thinking,
+                             ToolEnd, ToolStart)
 from .tool_executor import Consent, PeerInbox, SendFilter, ToolExecutor
 from .transcript import Transcript
 
@@ -47,18 +52,27 @@ class RunRequest:
     session: int = 0
 
 
-class ReactorActor(pykka.ThreadingActor):
-    def __init__(self, host: Any, backend_factory: Callable[[], Any]) -> None:
+@dataclass
+class CoordinatorLink:
+    """What outlives one coordinator actor: the conversation and how it is wired to peers."""
+
+    messages: list[dict[str, Any]] = field(default_factory=lambda: [{"role": "system", "content": system_prompt()}])
+    session: int = 0  # bumped by reset: a cancelled run must not append to the new session
+    send_filter: SendFilter = lambda tab, role, text: text
+    reset_hooks: list[Callable[[], None]] = field(default_factory=list)
+    backend: Any = None  # built once; a loaded model survives a restart of the actor
+
+
+class ReactorActor(SupervisedActor):
+    def __init__(self, host: Any, backend_factory: Callable[[], Any], link: CoordinatorLink | None = None) -> None:
         super().__init__()
         self._host = host
         self._bus = host.bus
         self._settings = host.settings.reactor
         self._backend_factory = backend_factory
-        self._backend: Any = None
+        self._link = link or CoordinatorLink()
         self._backend_name = getattr(backend_factory, "backend_name", self._settings.backend)
         self._lock = threading.Lock()
-        self._messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt()}]
-        self._session = 0  # bumped by reset: a cancelled run must not append to the new session
         self._requests: queue.Queue[RunRequest | None] = queue.Queue()
         self._queued = 0
         self._dropped: set[str] = set()  # queued runs cancelled before they started
@@ -67,16 +81,33 @@ class ReactorActor(pykka.ThreadingActor):
         self._cancel = threading.Event()
         self._inbox = PeerInbox()
         self._consent = Consent(self._bus, self._settings.allow_shell)
-        self._send_filter: SendFilter = lambda tab, role, text: text
-        self._reset_hooks: list[Callable[[], None]] = []
-        self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._send_filter)
+        self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._link.send_filter)
         self._transcript = Transcript(paths.transcripts_dir())
-        self._worker = threading.Thread(target=self._work, name="tiki-reactor", daemon=True)
+
+    # The conversation lives in the link; these keep the loop's code readable.
+    @property
+    def _messages(self) -> list[dict[str, Any]]:
+        return self._link.messages
+
+    @property
+    def _session(self) -> int:
+        return self._link.session
+
+    @property
+    def _backend(self) -> Any:
+        return self._link.backend
 
     def on_start(self) -> None:
-        self._worker.start()
+        self._host.supervisor.thread("coordinator.worker", self._work)
 
     def on_stop(self) -> None:
+        self._end_worker()
+
+    def on_failure(self, exception_type: Any, exception_value: Any, tb: Any) -> None:
+        self._end_worker()  # the restarted actor starts its own worker
+        super().on_failure(exception_type, exception_value, tb)
+
+    def _end_worker(self) -> None:
         self._cancel.set()
         self._consent.wake_all()
         self._inbox.wake()
@@ -110,10 +141,10 @@ class ReactorActor(pykka.ThreadingActor):
         every reset hook runs (the bot forgets its handshakes)."""
         self.cancel()
         with self._lock:
-            self._messages = self._messages[:1]
-            self._session += 1
+            self._link.messages = self._messages[:1]
+            self._link.session += 1
         self._inbox.drain()  # they belonged to the old conversation (the host logged them)
-        for hook in list(self._reset_hooks):
+        for hook in list(self._link.reset_hooks):
             try:
                 hook()
             except Exception as exc:  # noqa: BLE001 - one broken hook must not stop a reset
@@ -145,10 +176,10 @@ class ReactorActor(pykka.ThreadingActor):
         self._inbox.put(sender, text, verified)
 
     def add_reset_hook(self, hook: Callable[[], None]) -> None:
-        self._reset_hooks.append(hook)
+        self._link.reset_hooks.append(hook)
 
     def set_send_filter(self, send_filter: SendFilter) -> None:
-        self._send_filter = send_filter
+        self._link.send_filter = send_filter
 
     def set_consent_responder(self, present: bool) -> None:
         self._consent.set_responder(present)
@@ -180,6 +211,9 @@ class ReactorActor(pykka.ThreadingActor):
                 self._current, self._turns = request, 0
             try:
                 self._run(request)
+            except Exception as exc:  # noqa: BLE001 - the run ends with an error; the worker lives
+                self._host.supervisor.report("coordinator.worker", exc)
+                self._publish(RunError(request.run_id, f"internal error: {exc!r}"))
             finally:
                 with self._lock:
                     self._current = None
@@ -202,22 +236,29 @@ class ReactorActor(pykka.ThreadingActor):
         try:
             answer = self._loop(request, guards, record)
         except Cancelled:
-            self._finish(record, RunError(run_id, "cancelled"))
+            event: RunEvent = RunError(run_id, "cancelled")
         except (LlmError, RunAborted) as exc:
-            self._finish(record, RunError(run_id, str(exc)))
+            event = RunError(run_id, str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the reactor
-            self._finish(record, RunError(run_id, f"internal error: {exc!r}"))
+            self._host.supervisor.report("coordinator.worker", exc)
+            event = RunError(run_id, f"internal error: {exc!r}")
         else:
-            self._finish(record, RunDone(run_id, answer))
+            event = RunDone(run_id, answer)
+        self._finish(record, event)
         if self._inbox.pending():
             self._host.event_log.append("peer_messages_kept", sender="coordinator", run_id=run_id,
                                         detail="peer messages arrived after the run's last tool; "
                                                "they go with the next request")
 
     def _finish(self, record: dict[str, Any], event: Any) -> None:
+        """Record the run, then announce its end. The announcement happens whatever the
+        recording does: a transcript that cannot be written must not leave `tiki ask` waiting."""
         outcome = "done" if isinstance(event, RunDone) else "error"
         detail = event.message if isinstance(event, RunDone) else event.reason
-        self._transcript.finish(record, outcome, detail)
+        try:
+            self._transcript.finish(record, outcome, detail)
+        except (OSError, ValueError, TypeError) as exc:
+            self._host.supervisor.report("coordinator.transcript", exc)
         self._host.event_log.append(f"run_{outcome}", sender="coordinator",
                                     detail=f"{record['prompt'][:80]!r} -> {detail[:200]}", run_id=event.run_id)
         with self._lock:  # idle before anyone hears the run ended (`tiki status` right after)
@@ -225,9 +266,9 @@ class ReactorActor(pykka.ThreadingActor):
         self._publish(event)
 
     def _model(self) -> Any:
-        if self._backend is None:
-            self._backend = self._backend_factory()
-        return self._backend
+        if self._link.backend is None:
+            self._link.backend = self._backend_factory()
+        return self._link.backend
 
     def _loop(self, request: RunRequest, guards: Guards, record: dict[str, Any]) -> str:
         run_id = request.run_id

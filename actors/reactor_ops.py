@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from .errors import BadArguments, TikiError
 from .ipc_server import OpContext
-from .reactor import ReactorActor
+from .reactor import CoordinatorLink, ReactorActor
 from .reactor_events import FINAL, RunEvent
 
 ASK = 10.0
@@ -76,8 +76,9 @@ def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> Non
     factory = backend_factory or BackendChoice(host)
     if isinstance(factory, BackendChoice) and factory.backend_name == "auto":
         threading.Thread(target=factory.decide, name="tiki-backend-probe", daemon=True).start()
-    reactor = ReactorActor.start(host, factory).proxy()
-    host.add_service("reactor", reactor)
+    link = CoordinatorLink()  # the session outlives a restarted coordinator actor
+    slot = host.supervisor.actor("coordinator", lambda: ReactorActor.start(host, factory, link))
+    host.add_service("reactor", slot)
     host.add_service("backend", factory)
     host.register_op("agent.ask", ask, streaming=True)
     host.register_op("agent.status", status)
@@ -139,4 +140,5 @@ def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "model": reactor_state.get("model") or host.settings.reactor.model,
         "reactor": {k: reactor_state.get(k) for k in ("state", "queued", "turns")},
         "peers": peers,
+        "health": host.supervisor.health(),
     }

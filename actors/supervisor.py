@@ -50,6 +50,7 @@ class Health:
     last_error: str | None = None
     last_failure: float | None = None
     _recent: list[float] = field(default_factory=list)
+    _logged: float = 0.0  # when a non-restartable failure of this service was last logged
 
     def to_json(self) -> dict[str, Any]:
         return {"state": self.state, "restarts": self.restarts, "failures": self.failures,
@@ -203,7 +204,15 @@ class Supervisor:
             self._log(name, f"failed: {describe(exc)}; gave up after {MAX_RESTARTS} restarts in "
                             f"{RESTART_WINDOW:g} s", exc)
         else:
-            self._log(name, f"failed: {describe(exc)}", exc)
+            # Failures that are not restarted (one connection, one log write) can come in a
+            # stream: the first is logged, then at most one line a minute; all are counted.
+            health = self._entry(name)
+            with self._lock:
+                quiet = time.monotonic() - health._logged < RESTART_WINDOW if health._logged else False
+                if not quiet:
+                    health._logged = time.monotonic()
+            if not quiet:
+                self._log(name, f"failed: {describe(exc)} ({health.failures} so far)", exc)
         return restart
 
     def health(self) -> dict[str, dict[str, Any]]:
@@ -220,7 +229,8 @@ class Supervisor:
     def thread(self, name: str, target: Callable[..., Any], *args: Any, restart: bool = True,
                on_give_up: Callable[[str], None] | None = None) -> threading.Thread:
         """Run `target(*args)` on a daemon thread; restart it when it raises. A target that
-        returns has ended on purpose."""
+        returns has ended on purpose. `on_give_up(error)` runs when it failed and will not be
+        restarted again (`restart=False`, or too many restarts)."""
         self.register(name)
 
         def run() -> None:
@@ -231,7 +241,7 @@ class Supervisor:
                     return
                 except BaseException as exc:  # noqa: BLE001 - this is the supervision
                     if not self.report(name, exc, restartable=restart):
-                        if restart and on_give_up is not None and not self._stopping.is_set():
+                        if on_give_up is not None and not self._stopping.is_set():
                             _call_quietly(on_give_up, describe(exc))
                         return
                 attempt += 1
@@ -262,7 +272,9 @@ class Supervisor:
               on_restart: Callable[[pykka.ActorRef[Any]], None] | None = None,
               on_give_up: Callable[[str], None] | None = None) -> ActorSlot:
         """Start an actor (`start()` returns its ref) and watch it. Subclass `SupervisedActor`
-        so a failure is reported with its exception; other deaths are noticed by polling."""
+        so a failure is reported with its exception; other deaths are noticed by polling.
+        `on_restart(new_ref)` follows a restart; `on_give_up(error)` runs when it is dead for
+        good (`restart=False`, or too many restarts)."""
         self.register(name)
         slot = ActorSlot(self, name, start, restart, on_restart, on_give_up)
         with self._lock:
@@ -288,7 +300,7 @@ class Supervisor:
             restart = self.report(slot.name, exc, restartable=slot.restart)
             if not restart:
                 self._forget_slot(slot)
-                if slot.restart and slot.on_give_up is not None:
+                if slot.on_give_up is not None:
                     _call_quietly(slot.on_give_up, describe(exc))
                 return
             attempts = self._entry(slot.name).restarts

@@ -46,8 +46,9 @@ class TabSpec:
 
 
 class TerminalActor(pykka.ThreadingActor):
-    def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus) -> None:
+    def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, supervisor: Any = None) -> None:
         super().__init__()
+        self._supervisor = supervisor
         self.spec = spec
         self._settings = settings
         self._bus = bus

@@ -1,8 +1,13 @@
 """The workspace: the registry of tabs by unique, case-insensitive name.
 
 It creates, closes, renames and restarts tabs (each a `TerminalActor`), knows which tab owns
-which `TIKI_TAB_TOKEN`, notices terminal actors that died, and saves every change to the
-workspace file in use so the next launch restores the same tabs.
+which `TIKI_TAB_TOKEN`, and saves every change to the workspace file in use so the next launch
+restores the same tabs.
+
+The tabs live in a `WorkspaceState` the host creates, not in the actor: when the actor fails
+the supervisor starts a new one on the same state and no tab is lost. Terminal actors are
+supervised too; one that dies is not restarted behind the user's back (its program would
+start over) but marked failed, with the reason, until the user restarts the tab.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from ..terminals.env import new_tab_token
 from .errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
 from .event_log import EventLog
 from .events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
+from .supervisor import ActorSlot, SupervisedActor, Supervisor
 from .terminal import TabSpec, TerminalActor
 from .workspace_file import TabEntry, default_role, default_shell, save_workspace
 
@@ -46,62 +52,88 @@ class _Tab:
     cwd: str
     role: str
     token: str
-    ref: pykka.ActorRef[TerminalActor]
+    slot: ActorSlot  # the terminal actor, watched by the supervisor
     former_names: list[str] = field(default_factory=list)
 
+    @property
+    def ref(self) -> pykka.ActorRef[TerminalActor]:
+        return self.slot.ref
 
-class WorkspaceActor(pykka.ThreadingActor):
+
+@dataclass
+class WorkspaceState:
+    """The tabs, kept outside the actor so that a restarted workspace actor finds them."""
+
+    tabs: list[_Tab] = field(default_factory=list)
+    next_id: int = 1
+    active: int | None = None
+
+
+class WorkspaceActor(SupervisedActor):
     def __init__(
         self,
         *,
+        state: WorkspaceState,
         bus: EventBus,
         event_log: EventLog,
+        supervisor: Supervisor,
         settings: TerminalSettings,
         socket: str,
         bin_dir: str | None,
         save_path: Path | None,
-        initial: list[TabEntry],
     ) -> None:
         super().__init__()
+        self._state = state
         self._bus = bus
         self._log = event_log
+        self._supervisor = supervisor
         self._settings = settings
         self._socket = socket
         self._bin_dir = bin_dir
         self._save_path = save_path
-        self._initial = initial
-        self._tabs: list[_Tab] = []
-        self._next_id = 1
-        self._active: int | None = None
         self._unsubscribe = lambda: None
+
+    @property
+    def _tabs(self) -> list[_Tab]:
+        return self._state.tabs
 
     def on_start(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_bus_event)
-        for entry in self._initial:
+
+    def open_initial(self, entries: list[TabEntry]) -> None:
+        """Start the tabs a host launches with; one broken entry must not cost the user the
+        rest of the workspace."""
+        for entry in entries:
             try:
                 self._add(entry.name, entry.command, entry.cwd, entry.role, save=False)
             except (SpawnFailed, TabExists, InvalidTabName) as exc:
-                # One broken entry must not cost the user the rest of the workspace.
                 self._log.append("tab_error", tab=entry.name, detail=exc.message)
                 self._bus.publish(ActorFailed(f"tab '{entry.name}'", exc.message))
 
     def on_stop(self) -> None:
         self._unsubscribe()
         for tab in self._tabs:
+            tab.slot.release()
             tab.ref.stop(block=False)
+
+    def on_failure(self, exception_type: Any, exception_value: Any, tb: Any) -> None:
+        self._unsubscribe()  # the restarted actor subscribes again
+        super().on_failure(exception_type, exception_value, tb)
 
     def _on_bus_event(self, event: object) -> None:
         # Runs on a terminal's thread: hand over to our own mailbox, never block there.
-        if isinstance(event, TabExited):
+        if isinstance(event, TabExited) or (isinstance(event, ActorFailed) and event.tab_id is not None):
             try:
-                self.actor_ref.proxy().tab_exited(event.tab_id, event.exit_code)
+                self.actor_ref.proxy().tab_exited(event.tab_id, getattr(event, "exit_code", None))
             except pykka.ActorDeadError:
                 pass
 
     def tab_exited(self, tab_id: int, exit_code: int | None) -> None:
+        """A tab's child exited, or its terminal actor failed for good: tell the listeners."""
         tab = self._by_id(tab_id)
         if tab is not None:
-            self._log.append("tab_exited", tab=tab.name, detail=f"exit code {exit_code}")
+            if tab.ref.is_alive():
+                self._log.append("tab_exited", tab=tab.name, detail=f"exit code {exit_code}")
             self._publish()
 
     # -- lookups ---------------------------------------------------------------------------
@@ -133,7 +165,7 @@ class WorkspaceActor(pykka.ThreadingActor):
         return None
 
     def active(self) -> str | None:
-        tab = self._by_id(self._active) if self._active is not None else None
+        tab = self._by_id(self._state.active) if self._state.active is not None else None
         return tab.name if tab else None
 
     def list_tabs(self) -> list[TabInfo]:
@@ -150,7 +182,8 @@ class WorkspaceActor(pykka.ThreadingActor):
                     running=status["running"],
                     exit_code=status["exit_code"],
                     activity=status["activity"],
-                    active=tab.id == self._active,
+                    active=tab.id == self._state.active,
+                    failed=status.get("failed"),
                 )
             )
         return infos
@@ -158,9 +191,11 @@ class WorkspaceActor(pykka.ThreadingActor):
     def _terminal_status(self, tab: _Tab) -> dict[str, Any]:
         try:
             return tab.ref.proxy().status().get(timeout=ASK_TIMEOUT)
-        except pykka.ActorDeadError:
-            # pykka has no supervision: a dead terminal actor shows as exited until restarted.
-            return {"running": False, "exit_code": None, "activity": "idle"}
+        except (pykka.ActorDeadError, pykka.Timeout) as exc:
+            # A dead terminal actor is a failed tab until the user restarts it.
+            health = self._supervisor.health().get(f"tab:{tab.id}", {})
+            reason = health.get("last_error") or f"its terminal does not answer ({type(exc).__name__})"
+            return {"running": False, "exit_code": None, "activity": "idle", "failed": reason}
 
     def _info(self, tab: _Tab) -> TabInfo:
         return next(info for info in self.list_tabs() if info.id == tab.id)
@@ -181,7 +216,7 @@ class WorkspaceActor(pykka.ThreadingActor):
         if not os.path.isdir(cwd):
             raise SpawnFailed(f"cannot start tab '{name}': no such directory: {cwd}")
         spec = TabSpec(
-            tab_id=self._next_id,
+            tab_id=self._state.next_id,
             name=name,
             command=list(command),
             cwd=cwd,
@@ -191,26 +226,37 @@ class WorkspaceActor(pykka.ThreadingActor):
             bin_dir=self._bin_dir,
             base_env=dict(os.environ),
         )
-        ref = self._start_terminal(spec)
-        tab = _Tab(spec.tab_id, name, list(command), cwd, role, spec.token, ref)
-        self._next_id += 1
+        slot = self._start_terminal(spec)
+        tab = _Tab(spec.tab_id, name, list(command), cwd, role, spec.token, slot)
+        self._state.next_id += 1
         self._tabs.append(tab)
-        if self._active is None:
-            self._active = tab.id
+        if self._state.active is None:
+            self._state.active = tab.id
         self._log.append("tab_new", tab=name, detail=" ".join(command))
         if save:
             self._save()
         self._publish()
         return tab
 
-    def _start_terminal(self, spec: TabSpec) -> pykka.ActorRef[TerminalActor]:
-        ref = TerminalActor.start(spec, self._settings, self._bus)
+    def _start_terminal(self, spec: TabSpec) -> ActorSlot:
+        bus, tab_id, name = self._bus, spec.tab_id, spec.name
+
+        def gone(error: str) -> None:  # on a supervisor thread: only publish
+            bus.publish(ActorFailed(f"tab '{name}'", error, tab_id=tab_id))
+
+        slot = self._supervisor.actor(
+            f"tab:{spec.tab_id}",
+            lambda: TerminalActor.start(spec, self._settings, self._bus, supervisor=self._supervisor),
+            restart=False, on_give_up=gone,
+        )
         try:
-            ref.proxy().start_child().get(timeout=ASK_TIMEOUT)
+            slot.proxy.start_child().get(timeout=ASK_TIMEOUT)
         except BaseException:
-            ref.stop(block=False)
+            slot.release()
+            slot.ref.stop(block=False)
+            self._supervisor.forget(f"tab:{spec.tab_id}")
             raise
-        return ref
+        return slot
 
     def create_tab(
         self,
@@ -228,9 +274,11 @@ class WorkspaceActor(pykka.ThreadingActor):
     def close_tab(self, name: str) -> None:
         tab = self._find(name)
         self._tabs.remove(tab)
+        tab.slot.release()
         tab.ref.stop(block=False)
-        if self._active == tab.id:
-            self._active = self._tabs[0].id if self._tabs else None
+        self._supervisor.forget_prefix(f"tab:{tab.id}")
+        if self._state.active == tab.id:
+            self._state.active = self._tabs[0].id if self._tabs else None
         self._log.append("tab_closed", tab=tab.name)
         self._save()
         self._publish()
@@ -251,9 +299,11 @@ class WorkspaceActor(pykka.ThreadingActor):
     def restart_tab(self, name: str) -> TabInfo:
         tab = self._find(name)
         if not tab.ref.is_alive():
+            tab.slot.release()
+            self._supervisor.forget_prefix(f"tab:{tab.id}")
             spec = TabSpec(tab.id, tab.name, tab.command, tab.cwd, tab.role, tab.token,
                            self._socket, self._bin_dir, dict(os.environ))
-            tab.ref = self._start_terminal(spec)
+            tab.slot = self._start_terminal(spec)
         else:
             tab.ref.proxy().restart().get(timeout=ASK_TIMEOUT)
         self._log.append("tab_restarted", tab=tab.name)
@@ -261,7 +311,7 @@ class WorkspaceActor(pykka.ThreadingActor):
         return self._info(tab)
 
     def set_active(self, name: str) -> None:
-        self._active = self._find(name).id
+        self._state.active = self._find(name).id
         self._publish()
 
     def _publish(self) -> None:

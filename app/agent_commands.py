@@ -18,8 +18,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("status", help="backend, model, coordinator state, peers and their handshakes")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("status", help="backend, model, coordinator state, peers, handshakes and the host's health")
+    p.add_argument("--json", action="store_true", help="machine-readable output, with a `health` entry per service")
     p.set_defaults(func=cmd_status)
 
 
@@ -77,7 +77,26 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"coordinator: {reactor['state']}, {reactor['queued']} queued, {reactor['turns']} turns in the current run")
     for name, peer in result["peers"].items():
         print(f"peer {name}: {peer['handshake']}")
+    for line in health_lines(result.get("health") or {}):
+        print(line)
     return 0
+
+
+def health_lines(health: dict[str, Any]) -> list[str]:
+    """`health: all services ok`, or one line per service that failed at some point."""
+    troubled = {name: h for name, h in health.items() if h["state"] != "ok" or h["failures"]}
+    if not troubled:
+        return [f"health: all services ok ({len(health)})"]
+    lines = []
+    for name, h in troubled.items():
+        if h["state"] == "failed":
+            what = "FAILED"
+        elif h["restarts"]:
+            what = f"restarted {h['restarts']} time{'s' if h['restarts'] != 1 else ''}"
+        else:
+            what = f"{h['failures']} failure{'s' if h['failures'] != 1 else ''}"
+        lines.append(f"health: {name}: {what}; last error: {h['last_error']}")
+    return lines
 
 
 def agent_doctor_checks() -> list[tuple[str, bool, str]]:

@@ -12,7 +12,7 @@ from fake_ollama import Reply
 from tikitaka.actors import peer_ops
 from tikitaka.actors.bot import PeerNote
 from tikitaka.actors.events import BotChat
-from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd
+from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd, ToolStart
 
 PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -87,9 +87,41 @@ def test_idle_message_from_a_stranger_or_unverified_is_only_shown(agent):
     a = agent()
     chat(a, "hello from nowhere", sender="tester", verified=False)
     chat(a, "unasked", sender="Claude", verified=True)  # never talked to this session
-    time.sleep(0.5)
+    a.bot.states().get()  # the bot's mailbox is in order: both messages are routed by now
     assert a.reactor.status().get()["queued"] == 0 and a.reactor.status().get()["state"] == "idle"
-    assert a.fake.requests == []
+    # A positive control through the same path: once the coordinator has talked to Claude, a
+    # message from it does start a run. Messages are routed in order, so if either message
+    # above had started a run, it would be the first continuation seen here.
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="hi"), Reply.action("done", message="sent"))
+    a.run("greet")
+    chat(a, "handshake-ok")
+    wait_until(lambda: a.bot.states().get() == {"Claude": {"handshake": "connected"}}, what="connected")
+    a.fake.script(Reply.action("done", message="noted"))
+    chat(a, "the control")
+    started = wait_until(lambda: [e for e in list(a.events.queue) if isinstance(e, RunStarted)
+                                  and e.source != "user"], what="the control's continuation")
+    assert [e.prompt for e in started] == ["[peer signal from Claude via bot-chat] the control"]
+    assert not any("unasked" in r["messages"][-1]["content"] or "nowhere" in r["messages"][-1]["content"]
+                   for r in a.fake.requests)
+
+
+@pytest.mark.parametrize("word", ["ok", "ready", "ack", "handshake-ok"])
+def test_a_connected_peer_saying_ok_reaches_the_pending_wait(agent, word):
+    # Catalogue item 12: only a peer in handshake_sent acknowledges; a connected peer's short
+    # answer is a message like any other.
+    a = agent()
+    a.fake.script(Reply.action("send_to_terminal", tab="Claude", text="ready?"), Reply.action("done", message="sent"))
+    a.run("greet")
+    chat(a, "handshake-ok")
+    wait_until(lambda: a.bot.states().get() == {"Claude": {"handshake": "connected"}}, what="connected")
+    a.fake.script(Reply.action("wait", seconds=30), Reply.action("done", message="got it"))
+    run_id = a.reactor.submit("wait for Claude's answer").get()
+    wait_until(lambda: any(isinstance(e, ToolStart) and e.run_id == run_id for e in list(a.events.queue)),
+               what="the wait tool started")
+    chat(a, word)
+    final, events = a.collect(run_id)
+    wait = next(e for e in events if isinstance(e, ToolEnd) and e.tool == "wait")
+    assert wait.result.get("peer_messages") == [{"from": "Claude", "text": word, "verified": True}]
 
 
 def test_continuation_rate_cap(agent):

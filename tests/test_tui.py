@@ -152,3 +152,24 @@ async def test_bot_chat_appears_in_the_agent_panel(tmp_path):
                         what="bot-chat line")
     finally:
         stop(app)
+
+
+async def test_screen_updates_while_a_dialog_is_open_do_not_crash_the_app(tmp_path):
+    # Catalogue item 14: an actor event that arrives while a dialog covers the main screen
+    # used to look the terminal view up on the dialog's screen and crash the app.
+    ticker = '[[tab]]\nname = "tick"\ncommand = ["bash", "-c", "for i in $(seq 1 400); do echo tick-$i; sleep 0.02; done; exec cat"]\n'
+    app = make_app(tmp_path, ticker)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "tick-" in screen_text(app), what="output")
+            await pilot.press("f1")  # the help screen covers the terminal view
+            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help open")
+            seen = screen_text(app)
+            await until(pilot, lambda: screen_text(app) != seen, what="updates under the dialog")
+            await pilot.pause(0.3)
+            assert app.return_code is None and app.is_running
+            await pilot.press("escape")
+            last = screen_text(app)
+            await until(pilot, lambda: screen_text(app) != last, what="updates after the dialog")
+    finally:
+        stop(app)

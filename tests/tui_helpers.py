@@ -29,7 +29,7 @@ def stop(app: TikiApp) -> None:
 
 
 def screen_text(app: TikiApp) -> str:
-    view = app.query_one(TerminalView)
+    view = app.view  # not a query: a dialog may cover the main screen
     return "\n".join("".join(text for text, _ in row) for row in view.rows)
 
 

@@ -19,7 +19,7 @@ from ...actors.events import BotChat, ScreenChanged, TabExited, TabsChanged
 from . import settings_store
 from .agent_panel import AgentPanel
 from .dialogs import ConfirmScreen, ConsentScreen, HelpScreen, NewTabScreen, RenameScreen
-from .messages import ActorEvent, PanelNote, TabsListed
+from .messages import ActorEvent, BackendChecked, PanelNote, TabOpened, TabsListed
 from .tab_bar import TabBar
 from .terminal_view import TerminalView
 
@@ -56,10 +56,14 @@ class TikiApp(App, inherit_bindings=False):
         self._exits_noted: set[int] = set()  # tabs whose exit the log already told
 
     def compose(self) -> ComposeResult:
-        yield TabBar(id="tab-bar")
-        with Container(id="main", classes=f"panel-{self.ui['panel']}"):
-            yield TerminalView(id="terminal")
-            yield AgentPanel(self, id="agent-panel")
+        # Kept as attributes, not queried: messages still arrive while the app tears its
+        # screen down, and a query then finds nothing.
+        self.tab_bar = TabBar(id="tab-bar")
+        self.view = TerminalView(id="terminal")
+        self.panel = AgentPanel(self, id="agent-panel")
+        self.main_area = Container(self.view, self.panel, id="main", classes=f"panel-{self.ui['panel']}")
+        yield self.tab_bar
+        yield self.main_area
         yield Footer()
 
     def on_mount(self) -> None:
@@ -69,7 +73,7 @@ class TikiApp(App, inherit_bindings=False):
         reactor = self.host.service("reactor")
         if reactor is not None:
             reactor.set_consent_responder(True)
-        self.query_one(TerminalView).focus()
+        self.view.focus()
         self.refresh_tabs(initial=True)
         self.check_backend()
         self.set_interval(1.0, self.refresh_tabs)  # idle/busy badges
@@ -122,7 +126,7 @@ class TikiApp(App, inherit_bindings=False):
         try:
             settings_store.save(self.ui)
         except OSError as exc:
-            self.query_one(AgentPanel).write(f"cannot save UI settings: {exc}", "red")
+            self.panel.write(f"cannot save UI settings: {exc}", "red")
 
     # -- state from the actors -----------------------------------------------------------------
 
@@ -140,7 +144,7 @@ class TikiApp(App, inherit_bindings=False):
     def _note_exit(self, tab_id: int, name: str, code: int | None) -> None:
         if tab_id not in self._exits_noted:
             self._exits_noted.add(tab_id)
-            self.query_one(AgentPanel).write(f"tab {name} exited (code {code}); F5 restarts it", "yellow")
+            self.panel.write(f"tab {name} exited (code {code}); F5 restarts it", "yellow")
 
     def _set_tabs(self, tabs: list[Any]) -> None:
         self.tabs = list(tabs)
@@ -154,7 +158,7 @@ class TikiApp(App, inherit_bindings=False):
             active = next((t for t in self.tabs if t.active), self.tabs[0] if self.tabs else None)
             if active is not None:
                 self.show_tab(active.id)
-        self.query_one(TabBar).set_tabs(self.tabs, self.active_id)
+        self.tab_bar.set_tabs(self.tabs, self.active_id)
 
     @work(thread=True, group="backend")
     def check_backend(self) -> None:
@@ -163,7 +167,10 @@ class TikiApp(App, inherit_bindings=False):
             reason = self._backend_problem()
         except Exception as exc:  # noqa: BLE001 - a probe that breaks means "not available"
             reason = f"cannot check the backend: {exc}"
-        self.call_from_thread(self.query_one(AgentPanel).set_ai_available, reason)
+        self.post_message(BackendChecked(reason))  # widgets are touched on the loop only
+
+    def on_backend_checked(self, message: BackendChecked) -> None:
+        self.panel.set_ai_available(message.reason)
 
     def _backend_problem(self) -> str | None:
         """Why AI mode cannot work on this host, or None when a backend may answer."""
@@ -184,10 +191,10 @@ class TikiApp(App, inherit_bindings=False):
 
     def on_actor_event(self, message: ActorEvent) -> None:
         event = message.event
-        panel = self.query_one(AgentPanel)
+        panel = self.panel
         if isinstance(event, ScreenChanged):
             if event.tab_id == self.active_id:
-                self.query_one(TerminalView).apply(event.update)
+                self.view.apply(event.update)
         elif isinstance(event, TabsChanged):
             self._set_tabs(event.tabs)
         elif isinstance(event, TabExited):
@@ -200,7 +207,7 @@ class TikiApp(App, inherit_bindings=False):
         elif isinstance(event, rev.RunEvent):
             panel.show_run_event(event)
         elif type(event).__name__ == "PeerStateChanged":
-            self.query_one(TabBar).set_handshake(event.name, event.state)
+            self.tab_bar.set_handshake(event.name, event.state)
             if event.note:
                 panel.write(f"{event.name}: {event.note}", "yellow")
         elif type(event).__name__ in ("PeerNote", "ActorFailed"):
@@ -208,7 +215,7 @@ class TikiApp(App, inherit_bindings=False):
                         f"{getattr(event, 'note', getattr(event, 'error', ''))}", "yellow")
 
     def on_panel_note(self, message: PanelNote) -> None:
-        self.query_one(AgentPanel).write(message.text, message.style)
+        self.panel.write(message.text, message.style)
 
     def ask_consent(self, event: Any) -> None:
         reactor = self.host.service("reactor")
@@ -224,18 +231,18 @@ class TikiApp(App, inherit_bindings=False):
         return next((t for t in self.tabs if t.id == self.active_id), None)
 
     def active_terminal(self) -> Any:
-        view = self.query_one(TerminalView)
+        view = self.view
         return view.terminal
 
     def active_app_cursor(self) -> bool:
-        return self.query_one(TerminalView).app_cursor
+        return self.view.app_cursor
 
     def show_tab(self, tab_id: int) -> None:
         tab = next((t for t in self.tabs if t.id == tab_id), None)
         if tab is None:
             return
         self.active_id = tab_id
-        self.query_one(TabBar).set_tabs(self.tabs, tab_id)
+        self.tab_bar.set_tabs(self.tabs, tab_id)
         self._open(tab.name, tab_id)
 
     @work(thread=True, group="switch", exclusive=True)
@@ -246,11 +253,11 @@ class TikiApp(App, inherit_bindings=False):
         except Exception as exc:  # noqa: BLE001
             self.post_message(PanelNote(f"cannot show {name}: {exc}", "red"))
             return
-        def show() -> None:
-            if self.active_id == tab_id:  # a later switch may have overtaken this one
-                self.query_one(TerminalView).show(tab_id, handle.terminal)
+        self.post_message(TabOpened(tab_id, handle.terminal))
 
-        self.call_from_thread(show)
+    def on_tab_opened(self, message: TabOpened) -> None:
+        if self.active_id == message.tab_id:  # a later switch may have overtaken this one
+            self.view.show(message.tab_id, message.terminal)
 
     def _step(self, delta: int) -> None:
         if not self.tabs:
@@ -270,18 +277,18 @@ class TikiApp(App, inherit_bindings=False):
             self.show_tab(self.tabs[number - 1].id)
 
     def action_toggle_focus(self) -> None:
-        view = self.query_one(TerminalView)
+        view = self.view
         if view.has_focus:
             if self.ui["panel"] == "hidden":
                 self.action_cycle_panel()
-            self.query_one("#agent-input").focus()
+            self.panel.query_one("#agent-input").focus()
         else:
             view.focus()
 
     def action_cycle_panel(self) -> None:
         order = settings_store.PANELS
         self.ui["panel"] = order[(order.index(self.ui["panel"]) + 1) % len(order)]
-        self.query_one("#main").set_classes(f"panel-{self.ui['panel']}")
+        self.main_area.set_classes(f"panel-{self.ui['panel']}")
         self._save_ui()
 
     def action_help(self) -> None:

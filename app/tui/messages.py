@@ -53,3 +53,20 @@ class PanelNote(Message):
         super().__init__()
         self.text = text
         self.style = style
+
+
+class BackendChecked(Message):
+    """The coordinator's backend was probed: `reason` says why AI mode cannot work, or None."""
+
+    def __init__(self, reason: str | None) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class TabOpened(Message):
+    """The workspace handed over the terminal proxy of the tab the user switched to."""
+
+    def __init__(self, tab_id: int, terminal: Any) -> None:
+        super().__init__()
+        self.tab_id = tab_id
+        self.terminal = terminal
