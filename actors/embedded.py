@@ -186,4 +186,4 @@ class EmbeddedBackend(OllamaBackend):
 
 def embedded_backend(settings: ReactorSettings, **kwargs: Any) -> EmbeddedBackend:
     path = Path(settings.gguf_path).expanduser() if settings.gguf_path else default_gguf()
-    return EmbeddedBackend(settings, LlamaTransport(path, n_ctx=min(settings.num_ctx, 4096)), **kwargs)
+    return EmbeddedBackend(settings, LlamaTransport(path, n_ctx=settings.num_ctx), **kwargs)

@@ -272,6 +272,10 @@ class ReactorActor(SupervisedActor):
 
     def _loop(self, request: RunRequest, guards: Guards, record: dict[str, Any]) -> str:
         run_id = request.run_id
+        problem = getattr(self._backend_factory, "problem", None)
+        reason = problem() if problem is not None else None
+        if reason:
+            raise LlmError(reason)
         while True:
             guards.start_turn()
             with self._lock:

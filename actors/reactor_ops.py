@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import queue
 import threading
 from typing import Any, Callable
 
+from .backend_choice import BackendChoice
 from .errors import BadArguments, TikiError
 from .ipc_server import OpContext
 from .reactor import CoordinatorLink, ReactorActor
@@ -16,60 +16,6 @@ from .reactor_events import FINAL, RunEvent
 
 ASK = 10.0
 ALIVE_EVERY = 1.0  # seconds between liveness probes of a silent `agent.ask` stream
-
-
-def embedded_available() -> bool:
-    return importlib.util.find_spec("llama_cpp") is not None
-
-
-def ollama_answers(host: str, timeout: float = 1.0) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(f"{host.rstrip('/')}/api/version", timeout=timeout).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-class BackendChoice:
-    """Decides the backend once (probing Ollama for "auto") and builds it on first use."""
-
-    def __init__(self, host: Any) -> None:
-        self._host = host
-        self._settings = host.settings.reactor
-        self.backend_name = self._settings.backend
-        self.note = ""
-
-    def decide(self) -> str:
-        from .llm_backend import normalize_host
-
-        settings = self._settings
-        address = normalize_host(settings.ollama_host)
-        if settings.backend != "auto":
-            self.backend_name = settings.backend
-        elif ollama_answers(address):
-            self.backend_name = "ollama"
-        elif embedded_available():
-            self.backend_name = "embedded"
-            self.note = (f"no Ollama answering at {address}; using the embedded backend "
-                         "(llama.cpp in process; the bundled model is a toy)")
-        else:
-            self.backend_name = "ollama"
-            self.note = f"no Ollama answering at {address} and no embedded backend installed"
-        if self.note:
-            self._host.event_log.append("backend", sender="coordinator", detail=self.note)
-        return self.backend_name
-
-    def __call__(self) -> Any:
-        if self.backend_name == "auto":
-            self.decide()
-        if self.backend_name == "embedded":
-            from .embedded import embedded_backend
-
-            return embedded_backend(self._settings)
-        from .llm_backend import OllamaBackend
-
-        return OllamaBackend(self._settings)
 
 
 def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> None:

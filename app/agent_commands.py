@@ -99,24 +99,29 @@ def health_lines(health: dict[str, Any]) -> list[str]:
     return lines
 
 
-def agent_doctor_checks() -> list[tuple[str, bool, str]]:
-    """Ollama reachable, model present (else the pull command), embedded extra present.
-    The LLM client is imported here, never on the CLI's fast path."""
-    import importlib.util
-
-    from ..actors.host import load_settings
+def agent_doctor_checks(settings: Any) -> list[tuple[str, str, str]]:
+    """The backend the coordinator would use and whether it can answer: (status, name, detail)
+    with status ok / FAIL / info (info never fails the doctor). The LLM client is imported
+    here, never on the CLI's fast path."""
+    from ..actors.backend_choice import backend_problem, choose, embedded_available
     from ..actors.llm_backend import OllamaBackend
 
-    settings = load_settings().reactor
+    name, note = choose(settings)
+    checks = [("ok", "backend", f"{name}" + (f" ({note})" if note else f" ({settings.backend} in config)"))]
     backend = OllamaBackend(settings)
     reachable, models, detail = backend.probe()
-    present, model_detail = backend.model_check(models) if reachable else (False, "cannot check: Ollama is not reachable")
-    embedded = importlib.util.find_spec("llama_cpp") is not None
-    checks = [("ollama", reachable, detail), ("model", present, model_detail),
-              ("embedded", True, "llama-cpp-python installed (the bundled model is a toy)" if embedded else
-               "not installed (optional): pip install 'tikitaka[embedded]'")]
-    if settings.backend == "embedded" or (settings.backend == "auto" and not reachable and embedded):
-        # Ollama is not needed then: report, but do not fail the doctor on it
-        checks[0] = ("ollama", True, f"{detail} (the embedded backend is used)")
-        checks[1] = ("model", True, "the embedded backend's GGUF is used")
+    if name == "ollama":
+        checks.append(("ok" if reachable else "FAIL", "ollama", detail))
+        present, model_detail = backend.model_check(models) if reachable else (False, "cannot check: Ollama is not reachable")
+        checks.append(("ok" if present else "FAIL", "model", model_detail))
+        checks.append(("info", "embedded", "llama-cpp-python installed (used when backend = \"embedded\")"
+                       if embedded_available() else "not installed (optional): pip install 'tikitaka[embedded]'"))
+    else:
+        checks.append(("info", "ollama", f"{detail} (not used: the backend is embedded)"))
+        problem = backend_problem(settings, "embedded")
+        if problem:
+            checks.append(("FAIL", "embedded", problem))
+        else:
+            gguf = settings.gguf_path or "the bundled Gemma 3 270M (a toy: it proves the plumbing)"
+            checks.append(("ok", "embedded", f"llama.cpp in process, model {gguf}, context {settings.num_ctx} tokens"))
     return checks

@@ -57,9 +57,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands whose arguments end with `-- COMMAND ...`: the child's argv, kept verbatim.
+TAKES_COMMAND = ("terminal-new",)
+
+
+def split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """(tiki's own arguments, the child command after the first `--`), for TAKES_COMMAND."""
+    if "--" not in argv:
+        return argv, None
+    cut = argv.index("--")
+    if not any(word in TAKES_COMMAND for word in argv[:cut]):
+        return argv, None  # elsewhere `--` is argparse's own "no more options"
+    return argv[:cut], argv[cut + 1:]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    own, child = split_command(sys.argv[1:] if argv is None else list(argv))
+    args = parser.parse_args(own)
+    if child is not None:
+        args.child_command = child
     if args.version:
         from importlib.metadata import version
 

@@ -1,4 +1,5 @@
-"""`tiki doctor`: can this machine run tikitaka? Each check says what it found."""
+"""`tiki doctor`: can this machine run tikitaka? Each check says what it found, and a failure
+says what to do. Status `info` reports something optional and never fails the doctor."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 
 from ..protocol import paths
 
-Check = tuple[str, bool, str]
+Check = tuple[str, str, str]  # (ok | FAIL | info, name, detail)
 
 
 def check_pty() -> Check:
@@ -18,7 +19,7 @@ def check_pty() -> Check:
     try:
         child = spawn(argv, cwd=None, env=dict(os.environ), cols=80, rows=24)
     except SpawnError as exc:
-        return ("pty", False, f"cannot spawn a child in a pseudo-terminal: {exc}")
+        return ("FAIL", "pty", f"cannot spawn a child in a pseudo-terminal: {exc}")
     output = b""
     deadline = time.monotonic() + 5
     while b"tiki-pty-ok" not in output and time.monotonic() < deadline:
@@ -28,8 +29,8 @@ def check_pty() -> Check:
         output += data
     child.kill()
     if b"tiki-pty-ok" in output:
-        return ("pty", True, "a child in a pseudo-terminal ran and its output was read")
-    return ("pty", False, f"no output from a PTY child (got {output[:80]!r})")
+        return ("ok", "pty", "a child in a pseudo-terminal ran and its output was read")
+    return ("FAIL", "pty", f"no output from a PTY child (got {output[:80]!r})")
 
 
 def check_socket() -> Check:
@@ -39,12 +40,12 @@ def check_socket() -> Check:
         from ..actors.endpoint import is_live
 
         if is_live(path):
-            return ("socket", True, f"a host is running on {path}")
-        return ("socket", True, f"{path} is a stale socket; the next host replaces it")
+            return ("ok", "socket", f"a host is running on {path}")
+        return ("ok", "socket", f"{path} is a stale socket; the next host replaces it")
     parent = directory if directory.exists() else directory.parent
     if os.access(parent, os.W_OK):
-        return ("socket", True, f"no host running; a host would listen on {path}")
-    return ("socket", False, f"cannot create {path}: {parent} is not writable (set TIKI_SOCKET)")
+        return ("ok", "socket", f"no host running; a host would listen on {path}")
+    return ("FAIL", "socket", f"cannot create {path}: {parent} is not writable (set TIKI_SOCKET)")
 
 
 def check_dirs() -> Check:
@@ -53,14 +54,21 @@ def check_dirs() -> Check:
         while not probe.exists():
             probe = probe.parent
         if not os.access(probe, os.W_OK):
-            return ("directories", False, f"{directory} cannot be created or written")
-    return ("directories", True, f"config {paths.config_dir()}, state {paths.state_dir()}")
+            return ("FAIL", "directories", f"{directory} cannot be created or written")
+    return ("ok", "directories", f"config {paths.config_dir()}, state {paths.state_dir()}")
 
 
 def run_checks() -> list[Check]:
+    from ..actors.host import HostError, load_settings
+
     checks = [check_pty(), check_socket(), check_dirs()]
     try:
-        from .agent_commands import agent_doctor_checks
-    except ImportError:
+        settings = load_settings()
+    except HostError as exc:
+        checks.append(("FAIL", "config", str(exc)))
+        checks.append(("FAIL", "backend", "cannot check until the settings load"))
         return checks
-    return checks + list(agent_doctor_checks())
+    checks.append(("ok", "config", f"{paths.settings_file()} " + ("read" if paths.settings_file().exists() else "(none: defaults)")))
+    from .agent_commands import agent_doctor_checks
+
+    return checks + agent_doctor_checks(settings.reactor)

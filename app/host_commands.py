@@ -138,9 +138,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import run_checks
 
     checks = run_checks()
-    for name, ok, detail in checks:
-        print(f"{'ok  ' if ok else 'FAIL'}  {name}: {detail}")
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    for status, name, detail in checks:
+        print(f"{status:<4}  {name}: {detail}")
+    return 1 if any(status == "FAIL" for status, _, _ in checks) else 0
 
 
 __all__ = ["add_commands", "print_json"]

@@ -13,13 +13,15 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [-- COMMAND ...]")
+    p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [--role R] [-- COMMAND ...]",
+                       epilog="Everything after the first `--` is the command, verbatim (default: $SHELL).")
     p.add_argument("name")
     p.add_argument("--cwd", metavar="DIR", help="working directory (default: the host's)")
     p.add_argument("--role", choices=("peer", "shell"),
                    help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
-    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="argv to run (default: $SHELL)")
-    p.set_defaults(func=cmd_new)
+    # The command after `--` is split off by `cli.main` before argparse sees it: argparse's
+    # REMAINDER would swallow the options and drop every `--` inside the child's command.
+    p.set_defaults(func=cmd_new, child_command=[])
 
     p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
     p.add_argument("name")
@@ -83,7 +85,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    command = [part for part in args.cmd if part != "--"] if args.cmd else None
+    command = list(args.child_command) or None
     payload: dict[str, Any] = {"name": args.name, "command": command or None, "cwd": args.cwd}
     if args.role:
         payload["role"] = args.role

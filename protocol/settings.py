@@ -113,18 +113,32 @@ def parse_settings(text: str, env: dict[str, str] | None = None) -> Settings:
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise SettingsError(f"config.toml: {problems}") from None
+        raise SettingsError("config.toml: " + "; ".join(_explain(err) for err in exc.errors())) from None
     return apply_env(settings, os.environ if env is None else env)
+
+
+def _explain(err: dict) -> str:
+    where = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "extra_forbidden":
+        section: type[BaseModel] = Settings
+        for part in err["loc"][:-1]:
+            section = section.model_fields[str(part)].annotation  # type: ignore[assignment]
+        known = ", ".join(section.model_fields)
+        return f"unknown setting '{where}' (known here: {known})"
+    return f"{where}: {err['msg']}"
+
+
+BACKENDS = ("auto", "ollama", "embedded")
 
 
 def apply_env(settings: Settings, env: dict[str, str]) -> Settings:
     reactor = settings.reactor
     updates: dict[str, object] = {}
-    if env.get("TIKI_BACKEND") in ("auto", "ollama", "embedded"):
-        updates["backend"] = env["TIKI_BACKEND"]
+    backend = env.get("TIKI_BACKEND")
+    if backend:
+        if backend not in BACKENDS:
+            raise SettingsError(f"TIKI_BACKEND={backend!r} is not a backend; use one of: {', '.join(BACKENDS)}")
+        updates["backend"] = backend
     if env.get("TIKI_MODEL"):
         updates["model"] = env["TIKI_MODEL"]
     if env.get("OLLAMA_HOST"):

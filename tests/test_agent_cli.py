@@ -50,21 +50,73 @@ def test_ask_allow_shell_types_into_the_shell(serve, tiki_env, fake):
     host.wait_text("sh", "from-ask-9")
 
 
-def test_doctor_reports_pty_socket_and_ollama(tiki_env, fake):
+def doctor(env):
     import subprocess
     from conftest import TIKI
 
+    return subprocess.run([TIKI, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_doctor_reports_pty_socket_and_ollama(tiki_env, fake):
     env = {**tiki_env, "OLLAMA_HOST": fake.url}
-    result = subprocess.run([TIKI, "doctor"], env=env, capture_output=True, text=True, timeout=60)
+    result = doctor(env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ok    pty:" in result.stdout and "ok    ollama:" in result.stdout
-    assert "ok    model:" in result.stdout and "ok    embedded:" in result.stdout
-    missing = subprocess.run([TIKI, "doctor"], env={**env, "TIKI_MODEL": "nope:1b"}, capture_output=True, text=True)
+    assert "ok    model:" in result.stdout and "ok    config:" in result.stdout
+    assert "info  embedded:" in result.stdout  # optional when Ollama answers: never a failure
+    missing = doctor({**env, "TIKI_MODEL": "nope:1b"})
     assert missing.returncode == 1 and "FAIL  model:" in missing.stdout and "ollama pull nope:1b" in missing.stdout
     # nothing answering, Ollama asked for explicitly: both Ollama checks fail, saying where
-    down = subprocess.run([TIKI, "doctor"], env={**env, "OLLAMA_HOST": "127.0.0.1:9", "TIKI_BACKEND": "ollama"},
-                          capture_output=True, text=True, timeout=60)
+    down = doctor({**env, "OLLAMA_HOST": "127.0.0.1:9", "TIKI_BACKEND": "ollama"})
     assert down.returncode == 1 and "FAIL  ollama: nothing answers at http://127.0.0.1:9" in down.stdout
+
+
+def test_doctor_fails_an_embedded_backend_without_its_model(tiki_env, tmp_path):
+    # Catalogue item 15: backend embedded with a missing gguf_path used to be all ok.
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\ngguf_path = "/nowhere/model.gguf"\n')
+    result = doctor(tiki_env)
+    assert result.returncode == 1, result.stdout
+    assert "FAIL  embedded: the GGUF file /nowhere/model.gguf does not exist" in result.stdout
+    assert "info  ollama:" in result.stdout  # not needed: reported, not failed
+    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\nnum_ctx = 8192\n')
+    ok = doctor(tiki_env)
+    assert ok.returncode == 0, ok.stdout
+    assert "ok    embedded:" in ok.stdout and "context 8192 tokens" in ok.stdout
+
+
+def test_a_bad_setting_is_a_clear_failure_not_a_traceback(serve, tiki_env, tmp_path):
+    # Catalogue item 15: an unknown key was a traceback; an invalid TIKI_BACKEND was ignored.
+    import subprocess
+    from conftest import TIKI
+
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text('[reactor]\nbakend = "ollama"\n')
+    result = doctor(tiki_env)
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    assert "FAIL  config:" in result.stdout and "unknown setting 'reactor.bakend'" in result.stdout
+    assert "known here: backend, model" in result.stdout
+    serve_ = subprocess.run([TIKI, "serve"], env=tiki_env, capture_output=True, text=True, timeout=30)
+    assert serve_.returncode == 1 and "unknown setting 'reactor.bakend'" in serve_.stderr
+    (config / "config.toml").write_text("")
+    wrong = doctor({**tiki_env, "TIKI_BACKEND": "olama"})
+    assert wrong.returncode == 1 and "TIKI_BACKEND='olama' is not a backend" in wrong.stdout
+    assert "auto, ollama, embedded" in wrong.stdout
+
+
+def test_ask_with_no_backend_fails_at_once_with_the_fix(serve, tiki_env, tmp_path):
+    # Catalogue item 17: it used to retry for 30 s before saying so.
+    import time
+
+    host = serve(BASH_TAB, env={**tiki_env, "TIKI_BACKEND": "ollama"})  # OLLAMA_HOST is 127.0.0.1:9
+    started = time.monotonic()
+    result = host.run("ask", "hello")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1
+    assert "no Ollama answering at http://127.0.0.1:9" in result.stderr and "ollama serve" in result.stderr
+    assert elapsed < 3.0, f"took {elapsed:.2f} s"  # CLI start-up included; the host answers at once
 
 
 def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
@@ -76,7 +128,10 @@ def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
     env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
     host = serve(BASH_TAB, env=env)
     fake.script(Reply(chunks=["{"], stall_after=1, stall_for=60))  # the model goes quiet
-    ask = subprocess.Popen([TIKI, "ask", "hang"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As a user's shell would: SIGINT at its default even when pytest runs with it ignored
+    # (a background shell), which the child would otherwise inherit.
+    ask = subprocess.Popen([TIKI, "ask", "hang"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     wait_until(lambda: fake.requests, timeout=20, what="the model request")
     ask.send_signal(signal.SIGINT)
     ask.wait(10)

@@ -162,3 +162,20 @@ def test_terminal_send_uses_bracketed_paste_when_enabled(serve, tmp_path):
     host.run("terminal-send", "sh", "pasted", "--no-enter")
     text = host.wait_text("sh", "GOT")
     assert r"GOT b'\x1b[200~pasted\x1b[201~'" in text, text
+
+
+def test_terminal_new_keeps_its_options_and_the_childs_double_dashes(serve, tmp_path):
+    # Catalogue item 13: options after the name were taken for the command, and every `--`
+    # inside the child's command was deleted.
+    host = serve(BASH_TAB)
+    where = tmp_path / "elsewhere"
+    where.mkdir()
+    created = host.run("terminal-new", "second", "--cwd", str(where))
+    assert created.returncode == 0, created.stderr
+    tab = next(t for t in host.json("terminal-list")["terminals"] if t["name"] == "second")
+    assert tab["cwd"] == str(where)
+    created = host.run("terminal-new", "dashes", "--role", "shell", "--", "printf", "[%s]", "a", "--", "b")
+    assert created.returncode == 0, created.stderr
+    host.wait_text("dashes", "[a][--][b]")
+    created = host.run("terminal-new", "--cwd", str(where), "third", "--", "bash", "--norc")
+    assert created.returncode == 0, created.stderr

