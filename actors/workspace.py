@@ -132,6 +132,30 @@ class WorkspaceActor(pykka.ThreadingActor):
                 return {"name": tab.name, "former_names": list(tab.former_names)}
         return None
 
+    def caller_for_terminals(self, ttys: list[int], token: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        """The tab a caller is in, from the kernel's account of it: `ttys` are the device numbers
+        of its controlling terminal and its ancestors', nearest first (see peer_identity).
+        Returns (caller as in caller_for_token, "pty"), or for a tab whose PTY device cannot be
+        known (no TIOCGPTN) its token still counts: (caller, "token"); else (None, None)."""
+        devices: dict[int, _Tab] = {}
+        unknown: list[_Tab] = []
+        for tab in self._tabs:
+            try:
+                device = tab.ref.proxy().tty_device().get(timeout=ASK_TIMEOUT)
+            except (pykka.ActorDeadError, pykka.Timeout):
+                continue
+            if device is None:
+                unknown.append(tab)
+            else:
+                devices[device] = tab
+        for tty in ttys:
+            if tty in devices:
+                return {"name": devices[tty].name, "former_names": list(devices[tty].former_names)}, "pty"
+        for tab in unknown:
+            if token and tab.token == token:
+                return {"name": tab.name, "former_names": list(tab.former_names)}, "token"
+        return None, None
+
     def active(self) -> str | None:
         tab = self._by_id(self._active) if self._active is not None else None
         return tab.name if tab else None
