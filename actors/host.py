@@ -23,6 +23,7 @@ from ..protocol.settings import Settings, SettingsError, parse_settings
 from .event_log import EventLog
 from .events import EventBus
 from .ipc_server import Handler, IpcServerActor
+from .supervisor import Supervisor
 from .workspace import WorkspaceActor
 from .workspace_file import TabEntry, default_shell, load_workspace
 
@@ -96,6 +97,7 @@ class Host:
         self.socket_path = self.options.socket or paths.socket_path()
         self.bus = EventBus()
         self.event_log = EventLog(paths.event_log_file())
+        self.supervisor = Supervisor(self.event_log)
         self.workspace: Any = None  # ActorProxy[WorkspaceActor] once started
         self.workspace_path: Path | None = None
         self._ops: dict[str, tuple[Handler, bool]] = {}
@@ -127,9 +129,9 @@ class Host:
             self.stop()
             if isinstance(exc, HostError):
                 raise
-            from .endpoint import HostAlreadyRunning
+            from .endpoint import EndpointError
 
-            if isinstance(exc, HostAlreadyRunning):
+            if isinstance(exc, EndpointError):
                 raise HostError(str(exc)) from None
             raise
 
@@ -167,6 +169,7 @@ class Host:
         with self._stop_lock:
             if self._stopped.is_set():
                 return
+            self.supervisor.stop()
             if self._ipc is not None:
                 self._ipc.stop(block=True, timeout=5)
             pykka.ActorRegistry.stop_all(block=True, timeout=10)
