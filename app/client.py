@@ -87,7 +87,8 @@ def call(
             if time.monotonic() + pause > give_up:
                 final = retry.final
                 if isinstance(final, HostBusy):
-                    final = HostBusy(f"the host stayed busy for {patience:g} s ({final}); try again later")
+                    reason = str(final).removeprefix("host is busy: ").split(";")[0]
+                    final = HostBusy(f"the host stayed busy for {patience:g} s ({reason}); try again later")
                 raise final from None
             time.sleep(pause)
             pause = min(pause * 2, 1.0)
