@@ -149,8 +149,8 @@ def _answer(lines: Iterator[bytes], on_event: Callable[[dict[str, Any]], None] |
             raise _Retry(HostBusy(message))
         details = {k: v for k, v in error.items() if k not in ("code", "message")}
         raise HostError(code, message, details)
-    raise _NoAnswer(ipc.INTERNAL, "the host closed the connection without answering; the request may or "
-                                  "may not have been done: check with `tiki log`")
+    raise _NoAnswer("the host closed the connection without answering; the request may or may not have "
+                    "been done: check with `tiki log`")
 
 
 def _lines(conn: socket.socket) -> Iterator[bytes]:
