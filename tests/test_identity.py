@@ -38,11 +38,16 @@ def test_a_tab_cannot_speak_with_another_tabs_token(serve):
     assert "can only speak as itself" in text
     host.run("terminal-send", "sh", 'setsid -w tiki bot-chat "detached"; echo "rc3=$?"')
     host.wait_text("sh", "rc3=0")
+    # as an AI CLI running commands in a pty of its own would (Gemini CLI, Codex)
+    host.run("terminal-send", "sh", f"script -qec 'TIKI_TAB_TOKEN={token_b} tiki bot-chat nested' /dev/null; "
+                                    'echo "rc4=$?"')
+    host.wait_text("sh", "rc4=0")
     chats = {e["text"]: e for e in _chats(host)}
     assert "spoof" not in chats
     assert chats["borrowed"]["sender"] == "sh" and chats["borrowed"]["verified_by"] == "pty"
     # a process that left the tab's terminal (setsid) is still traced to the tab that started it
     assert chats["detached"]["sender"] == "sh" and chats["detached"]["verified_by"] == "pty"
+    assert chats["nested"]["sender"] == "sh" and chats["nested"]["verified_by"] == "pty"
 
 
 def test_a_stolen_token_outside_any_tab_is_not_enough(serve):
