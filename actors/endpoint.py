@@ -1,73 +1,245 @@
-"""Where a host listens and how a client reaches it.
+"""Where a host listens and how a client reaches it, safely on a machine shared with others.
 
 On Linux and macOS: a Unix socket at the socket path (directory 0700, socket 0600). Where
 Unix sockets are not available (Windows), or with `TIKI_IPC=tcp`: a loopback TCP port; the
-socket path then names a 0600 file holding the port and a per-host secret that every request
-must carry, so only the user who can read that file can talk to the host.
+socket path then names a 0600 file holding the port and a per-host secret that a client sends
+first (`AUTH <secret>`, see protocol/ipc.py), so only the user who can read that file can talk
+to the host.
 
+Another local user must not be able to stand in the middle. So the directory is refused (both
+by the host and by the CLI) when someone else owns it or can write into it, endpoint files are
+created with O_EXCL|O_NOFOLLOW (a planted symlink is never written through), an endpoint owned
+by someone else is never used, and a directory tikitaka did not create is never chmodded.
+
+Every failure is an `EndpointError` whose message says what is wrong and what to do.
 Imports only the standard library: the command line uses it on its fast path.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
 import socket
 import stat
+import sys
 from pathlib import Path
 
+from ..protocol import ipc, paths
 
-class HostAlreadyRunning(RuntimeError):
+# sizeof(sockaddr_un.sun_path) minus the terminating NUL
+MAX_UNIX_PATH = 103 if sys.platform == "darwin" or "bsd" in sys.platform else 107
+BACKLOG = 512  # a burst of clients waits in the kernel's queue instead of failing
+CONNECT_TIMEOUT = 5.0
+_UID = os.getuid() if hasattr(os, "getuid") else None  # None: Windows, no ownership checks
+
+
+class EndpointError(RuntimeError):
+    """The endpoint cannot be used; the message says why and what to do."""
+
+
+class HostAlreadyRunning(EndpointError):
     pass
+
+
+class Unreachable(EndpointError):
+    """No host can be reached at the endpoint (the CLI exits 3)."""
+
+
+class QueueFull(Unreachable):
+    """The host's connection queue is full (a frozen or swamped host); worth retrying."""
 
 
 def use_tcp() -> bool:
     return os.environ.get("TIKI_IPC") == "tcp" or not hasattr(socket, "AF_UNIX")
 
 
-def connect(path: Path, timeout: float | None) -> tuple[socket.socket, str | None]:
-    """A connected socket and the secret to send; FileNotFoundError/ConnectionRefusedError
-    when no host answers there."""
-    if use_tcp():
+def _managed(path: Path) -> bool:
+    """Is `path` in tikitaka's own per-user runtime directory (not one the user chose)?"""
+    return not os.environ.get("TIKI_SOCKET") and path.parent == paths.runtime_dir()
+
+
+def _unsafe(directory: Path, managed: bool) -> str | None:
+    """Why `directory` is not safe for a host's endpoint, or None."""
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        if managed:
+            return "a symlink"
+        st = os.stat(directory)
+    if not stat.S_ISDIR(st.st_mode):
+        return "not a directory"
+    mode = stat.S_IMODE(st.st_mode)
+    if _UID is None:
+        return None
+    if st.st_uid != _UID and (managed or st.st_uid != 0):
+        return f"owned by uid {st.st_uid}, not you (uid {_UID})"
+    if managed and mode & 0o022:  # ours alone: we create it 0700
+        return f"writable by {'others' if mode & 0o002 else 'its group'} (mode {mode:04o})"
+    if mode & 0o022 and not mode & stat.S_ISVTX:  # /tmp (sticky) is fine: nobody can replace our file
+        return f"writable by others without the sticky bit (mode {mode:04o})"
+    return None
+
+
+def check_directory(path: Path) -> None:
+    """Refuse an endpoint whose directory another user could tamper with."""
+    managed = _managed(path)
+    for directory in (path.parent, path.parent.parent) if managed else (path.parent,):
         try:
-            info = json.loads(path.read_text(encoding="utf-8"))
-            port, auth = int(info["port"]), str(info["auth"])
-        except (ValueError, KeyError, TypeError):
-            raise ConnectionRefusedError(f"{path} is not a tikitaka endpoint file") from None
-        conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        return conn, auth
+            problem = _unsafe(directory, managed and directory == path.parent)
+        except PermissionError:
+            raise Unreachable(f"permission denied reaching {path}: it is in another user's directory; set "
+                              "TIKI_SOCKET to your own host's socket") from None
+        if problem:
+            fix = (f"remove it if it is not yours (`rm -r {directory}`), or set TIKI_SOCKET to a path in a "
+                   "directory only you can write" if managed else
+                   "set TIKI_SOCKET to a path in a directory only you can write")
+            raise Unreachable(f"refusing {directory} for the tiki socket: it is {problem}, so another user "
+                              f"could intercept your host; {fix}")
+
+
+def _owner_problem(path: Path, st: os.stat_result) -> None:
+    if _UID is not None and st.st_uid != _UID:
+        raise Unreachable(f"{path} belongs to uid {st.st_uid}, not you (uid {_UID}): no permission to use "
+                          "another user's host; set TIKI_SOCKET to your own host's socket")
+
+
+def _no_host(path: Path) -> Unreachable:
+    return Unreachable(f"no tiki host is running at {path}; start one with `tiki` (the TUI) or `tiki serve`")
+
+
+def _too_long(path: Path) -> str | None:
+    size = len(os.fsencode(str(path)))
+    if size <= MAX_UNIX_PATH:
+        return None
+    return (f"the socket path {path} is {size} bytes, longer than the {MAX_UNIX_PATH} bytes a Unix socket "
+            "path may have; set TIKI_SOCKET to a shorter path (e.g. /tmp/tiki-$USER/s)")
+
+
+def connect(path: Path, timeout: float | None = CONNECT_TIMEOUT) -> socket.socket:
+    """A socket connected to the host at `path` (past the TCP secret line), or Unreachable."""
+    check_directory(path)
+    too_long = None if use_tcp() else _too_long(path)
+    if too_long:
+        raise Unreachable(too_long)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise _no_host(path) from None
+    except PermissionError:
+        raise Unreachable(f"permission denied reaching {path}: it belongs to another user; set TIKI_SOCKET "
+                          "to your own host's socket") from None
+    _owner_problem(path, st)
+    if use_tcp():
+        return _connect_tcp(path, st, timeout)
+    if stat.S_ISREG(st.st_mode):
+        raise Unreachable(f"{path} is a TCP endpoint file (its host was started with TIKI_IPC=tcp): set "
+                          "TIKI_IPC=tcp to reach it")
+    if not stat.S_ISSOCK(st.st_mode):
+        raise Unreachable(f"{path} is not a tiki socket; set TIKI_SOCKET to your host's socket")
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout)
     try:
         conn.connect(str(path))
+    except BaseException as exc:
+        conn.close()
+        if isinstance(exc, BlockingIOError) or getattr(exc, "errno", None) == errno.EAGAIN:
+            raise QueueFull(f"the host at {path} is not accepting connections (its queue is full: it is "
+                            "frozen or swamped); try again, or stop it and start a new one with `tiki serve`") from None
+        if isinstance(exc, ConnectionRefusedError):
+            raise _no_host(path) from None
+        if isinstance(exc, PermissionError):
+            raise Unreachable(f"permission denied connecting to {path}: it is another user's socket; set "
+                              "TIKI_SOCKET to your own host's socket") from None
+        if isinstance(exc, socket.timeout):
+            raise QueueFull(f"the host at {path} did not accept the connection within {timeout:g} s (frozen "
+                            "or swamped); try again, or restart it") from None
+        if isinstance(exc, OSError):
+            raise Unreachable(f"cannot reach the host at {path}: {exc.strerror or exc}") from None
+        raise
+    return conn
+
+
+def _connect_tcp(path: Path, st: os.stat_result, timeout: float | None) -> socket.socket:
+    if stat.S_ISSOCK(st.st_mode):
+        raise Unreachable(f"{path} is a Unix socket, but TIKI_IPC=tcp asks for a TCP endpoint file: unset "
+                          "TIKI_IPC to reach the host there")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, encoding="utf-8") as handle:
+            info = json.loads(handle.read(4096))
+        port, auth = int(info["port"]), str(info["auth"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise Unreachable(f"{path} is not a tikitaka endpoint file; set TIKI_SOCKET to your host's "
+                          "endpoint (or unset TIKI_IPC for a Unix socket host)") from None
+    try:
+        conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    except ConnectionRefusedError:
+        raise _no_host(path) from None
+    except socket.timeout:
+        raise QueueFull(f"the host on port {port} did not accept the connection within {timeout:g} s; "
+                        "try again, or restart it") from None
+    except OSError as exc:
+        raise Unreachable(f"cannot reach the host on port {port} ({path}): {exc.strerror or exc}") from None
+    try:
+        conn.sendall(ipc.auth_line(auth))
     except OSError:
         conn.close()
-        raise
-    return conn, None
+        raise _no_host(path) from None
+    return conn
 
 
 def is_live(path: Path) -> bool:
     try:
-        conn, _ = connect(path, 1.0)
-    except OSError:
+        conn = connect(path, 1.0)
+    except QueueFull:
+        return True  # a frozen host still owns its socket
+    except (EndpointError, OSError):
         return False
     conn.close()
     return True
 
 
-def prepare(path: Path) -> None:
-    """Create the 0700 directory and clear a stale endpoint; refuse when a host answers."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+def _secure_directory(path: Path) -> None:
+    """Create the endpoint's directory 0700, or check the one that is there; chmod only what
+    we created."""
+    directory = path.parent
     try:
-        os.chmod(path.parent, 0o700)
-    except PermissionError:
-        pass  # a shared directory we do not own: the endpoint's own 0600 still holds
-    if not (path.exists() or path.is_symlink()):
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(directory, 0o700)
+        os.chmod(directory, 0o700)  # ours: make sure the umask did not loosen it
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise EndpointError(f"cannot create {directory} for the tiki socket: {exc.strerror}; set "
+                            "TIKI_SOCKET to a path in a directory you own") from None
+    try:
+        check_directory(path)
+    except Unreachable as exc:
+        raise EndpointError(str(exc)) from None
+
+
+def prepare(path: Path) -> None:
+    """Make the directory safe and clear a stale endpoint; refuse when a host answers there
+    or the endpoint is not ours."""
+    _secure_directory(path)
+    if not use_tcp() and _too_long(path):
+        raise EndpointError(_too_long(path))
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
         return
-    mode = os.lstat(path).st_mode
-    if not use_tcp() and not stat.S_ISSOCK(mode):
-        raise HostAlreadyRunning(f"{path} exists and is not a socket; remove it or set TIKI_SOCKET")
+    if stat.S_ISLNK(st.st_mode):
+        raise EndpointError(f"{path} is a symlink; a tiki endpoint is never followed through a link: remove "
+                            f"it (`rm {path}`) or set TIKI_SOCKET elsewhere")
+    if _UID is not None and st.st_uid != _UID:
+        raise EndpointError(f"{path} belongs to uid {st.st_uid}, not you; remove it or set TIKI_SOCKET elsewhere")
+    expected = stat.S_ISREG(st.st_mode) if use_tcp() else stat.S_ISSOCK(st.st_mode)
+    if not expected:
+        raise HostAlreadyRunning(f"{path} exists and is not a tiki endpoint; remove it or set TIKI_SOCKET")
     if is_live(path):
         raise HostAlreadyRunning(
             f"a tiki host is already running on {path}; use it, stop it with `tiki shutdown`, "
@@ -77,7 +249,7 @@ def prepare(path: Path) -> None:
 
 
 def listen(path: Path) -> tuple[socket.socket, str | None]:
-    """A listening socket and the secret requests must carry (None for Unix sockets)."""
+    """A listening socket and the secret clients must send first (None for Unix sockets)."""
     prepare(path)
     old_umask = os.umask(0o177)  # born 0600: no window in which others could connect or read
     try:
@@ -85,15 +257,39 @@ def listen(path: Path) -> tuple[socket.socket, str | None]:
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             listener.bind(("127.0.0.1", 0))
             auth = secrets.token_urlsafe(24)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps({"port": listener.getsockname()[1], "auth": auth}), encoding="utf-8")
-            os.replace(tmp, path)
+            _write_endpoint_file(path, {"port": listener.getsockname()[1], "auth": auth})
         else:
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(str(path))
+            try:
+                listener.bind(str(path))
+            except OSError as exc:
+                listener.close()
+                raise EndpointError(f"cannot listen on {path}: {exc.strerror or exc}; set TIKI_SOCKET to a "
+                                    "path in a directory you own") from None
             auth = None
     finally:
         os.umask(old_umask)
-    os.chmod(path, 0o600)
-    listener.listen(64)
+    listener.listen(BACKLOG)
     return listener, auth
+
+
+def _write_endpoint_file(path: Path, info: dict[str, object]) -> None:
+    """Write the TCP endpoint file through a fresh .tmp file: O_EXCL|O_NOFOLLOW, so a file or
+    symlink planted there is never written through (a stale one is removed, not followed)."""
+    tmp = path.with_name(path.name + ".tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for attempt in (1, 2):
+        try:
+            fd = os.open(tmp, flags, 0o600)
+            break
+        except FileExistsError:
+            if attempt == 2:
+                raise EndpointError(f"{tmp} keeps reappearing; remove it or set TIKI_SOCKET elsewhere") from None
+            try:
+                os.unlink(tmp)  # removes a planted link itself, never its target
+            except OSError as exc:
+                raise EndpointError(f"{tmp} exists and cannot be removed ({exc.strerror}); remove it or set "
+                                    "TIKI_SOCKET elsewhere") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(info))
+    os.replace(tmp, path)

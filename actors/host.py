@@ -146,9 +146,9 @@ class Host:
             self.stop()
             if isinstance(exc, HostError):
                 raise
-            from .endpoint import HostAlreadyRunning
+            from .endpoint import EndpointError
 
-            if isinstance(exc, HostAlreadyRunning):
+            if isinstance(exc, EndpointError):
                 raise HostError(str(exc)) from None
             raise
 

@@ -1,8 +1,10 @@
 """IPC ops about the host itself and the bot-chat wire's receiving half.
 
-`bot.chat` verifies the caller: a request that carries a tab's TIKI_TAB_TOKEN speaks as that
-tab and nothing else (claiming another tab's name is refused); a request with no token (or a
-token this host does not know) comes from outside any tab and is marked unverified.
+`bot.chat` verifies the caller (see ipc_context): a request from inside a tab speaks as that
+tab and nothing else (claiming another tab's name is refused). On Linux the kernel says which
+tab a caller is in (its terminal is the tab's PTY) and a copied token proves nothing; where it
+cannot say, the tab's TIKI_TAB_TOKEN is the check. A request from outside every tab is marked
+unverified. The event log records which check verified each message (`verified_by`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,14 @@ def ping(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def info(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     host = ctx.host
+    ipc_server = host.service("ipc.connections")
     return {
         "pid": os.getpid(),
         "socket": str(host.socket_path),
         "workspace": str(host.workspace_path) if host.workspace_path else None,
         "tabs": len(host.workspace.names().get(timeout=5)),
+        "connections": ipc_server.stats() if ipc_server is not None else None,
+        "health": host.supervisor.health(),
     }
 
 
@@ -62,6 +67,7 @@ def bot_chat(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     if claimed is not None and (not isinstance(claimed, str) or not claimed.strip()):
         raise BadArguments("'from' must be a non-empty string")
     caller = ctx.caller
+    note = None
     if caller is not None:
         known = [caller["name"], *caller["former_names"]]
         if claimed is not None and claimed.casefold() not in {n.casefold() for n in known}:
@@ -74,7 +80,11 @@ def bot_chat(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         if claimed is None:
             raise BadArguments("--from NAME is required outside a tikitaka tab")
         sender, verified = claimed.strip(), False
+        if ctx.token_ignored:
+            note = "the tab token was ignored: this process does not run inside that tab's terminal"
     text = unwrap_done(message)
-    entry = ctx.host.event_log.append("bot_chat", sender=sender, text=text, verified=verified)
+    entry = ctx.host.event_log.append("bot_chat", sender=sender, text=text, verified=verified,
+                                      verified_by=ctx.verified_by)
     ctx.host.bus.publish(BotChat(sender, text, verified, entry["time"]))
-    return {"accepted": True, "from": sender, "verified": verified, "text": text}
+    return {"accepted": True, "from": sender, "verified": verified, "verified_by": ctx.verified_by,
+            "text": text, "note": note}

@@ -1,19 +1,27 @@
 """The host's local socket: where the `tiki` command line and peer AIs reach the actors.
 
-A Unix socket in a 0700 directory, itself 0600 (or, on Windows, loopback TCP with a secret:
-see `endpoint`). One request per connection, each served on
-its own thread (a long `terminal-wait` or `ask` never holds up anyone else). Malformed,
-oversized or unknown requests get a JSON error and the server keeps serving. A stale socket
-left by a dead host is replaced; a live one is refused with a message that says what to do.
+A Unix socket in a 0700 directory, itself 0600 (or loopback TCP with a secret: see
+`endpoint`). One request per connection. The socket is bound when the server is created, so a
+host that cannot listen fails to start (and says why) instead of running deaf.
+
+Threads, all owned by the host's supervisor:
+- `ipc.accept`: one loop accepts and reads requests without a thread per connection
+  (`ipc_conn.Acceptor`: one deadline per request, TCP secret first, peer credentials);
+  if it ever fails it is restarted and nothing else notices;
+- `ipc.connection`: one short-lived task per complete request, at most `MAX_HANDLERS` at a
+  time, of which long ones (`terminal.wait`, streaming `ask`) may take at most `MAX_LONG`, so
+  quick requests (`terminal-list`, `shutdown`) always find room. Beyond that the answer is
+  `busy` (the CLI retries it). A long handler ends when its client hangs up.
+
+Malformed, oversized or unknown requests get a JSON error and the server keeps serving; an
+error a handler did not expect is logged once (event log) and answered as `internal`.
 """
 
 from __future__ import annotations
 
-import hmac
 import socket
 import threading
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,36 +30,39 @@ import pykka
 from ..protocol import ipc
 from .endpoint import listen
 from .errors import TikiError
+from .ipc_conn import Acceptor, send_quietly
+from .ipc_context import OpContext
+from .peer_identity import Peer
 
-READ_TIMEOUT = 10.0  # a client that connects and sends nothing is dropped after this
-MAX_CONNECTIONS = 128  # beyond this, new connections get a "busy" error instead of a thread
-
-
-@dataclass
-class OpContext:
-    """What a request handler gets besides its arguments."""
-
-    host: Any
-    token: str | None
-    emit: Callable[[dict[str, Any]], None]
-    request_id: str
-    after_reply: list[Callable[[], None]] = field(default_factory=list)
-    """Callbacks run once the final reply has been sent (e.g. shutting the host down)."""
-
-    @property
-    def caller(self) -> dict[str, Any] | None:
-        """The tab whose TIKI_TAB_TOKEN came with the request: {"name", "former_names"}."""
-        if not self.token:
-            return None
-        return self.host.workspace.caller_for_token(self.token).get(timeout=5)
-
-    @property
-    def caller_tab(self) -> str | None:
-        caller = self.caller
-        return caller["name"] if caller else None
-
+MAX_HANDLERS = 128  # requests being answered at once (one thread each)
+MAX_LONG = 112  # of which long ones: the rest is kept for quick requests
+LONG_OPS = frozenset({"terminal.wait"})  # besides streaming ops, these may take minutes
+SEND_TIMEOUT = 60.0  # a client that stops reading its reply for this long is dropped
 
 Handler = Callable[[OpContext, dict[str, Any]], Any]
+__all__ = ["IpcServerActor", "OpContext", "Handler"]
+
+
+class _Slots:
+    """How many requests are being answered, and how many of them are long."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.handling = 0
+        self.long = 0
+
+    def take(self, long: bool) -> bool:
+        with self._lock:
+            if self.handling >= MAX_HANDLERS or (long and self.long >= MAX_LONG):
+                return False
+            self.handling += 1
+            self.long += long
+            return True
+
+    def give(self, long: bool) -> None:
+        with self._lock:
+            self.handling -= 1
+            self.long -= long
 
 
 class IpcServerActor(pykka.ThreadingActor):
@@ -60,83 +71,87 @@ class IpcServerActor(pykka.ThreadingActor):
         self.path = path
         self._handlers = handlers
         self._host = host
-        self._listener: socket.socket | None = None
-        self._auth: str | None = None  # the host secret requests must carry (TCP endpoints)
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._supervisor = host.supervisor
+        # Bound here, in the caller's thread: a failure reaches Host.start as an EndpointError.
+        self._listener, auth = listen(path)
+        self._acceptor = Acceptor(self._listener, auth, self._dispatch,
+                                  lambda exc: self._supervisor.report("ipc.connection", exc))
+        self._slots = _Slots()
+        host.add_service("ipc.connections", self)
 
     def on_start(self) -> None:
-        self._listener, self._auth = listen(self.path)
-        threading.Thread(target=self._accept_loop, name="tiki-ipc-accept", daemon=True).start()
+        self._supervisor.thread("ipc.accept", self._acceptor.run)
 
     def on_stop(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            try:
-                listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            listener.close()
+        self._acceptor.stop()
+        try:
+            self._listener.close()
+        except OSError:
+            pass
         self.path.unlink(missing_ok=True)
 
-    def _accept_loop(self) -> None:
-        while True:
-            listener = self._listener
-            if listener is None:
-                return
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            if not self._slots.acquire(blocking=False):
-                _send(conn, ipc.error_frame("", ipc.REFUSED, "host is busy: too many open requests"))
-                conn.close()
-                continue
-            threading.Thread(target=self._serve, args=(conn,), name="tiki-ipc-conn", daemon=True).start()
+    def stats(self) -> dict[str, int]:
+        """For `host.info`: what the socket is holding right now. Safe from any thread."""
+        return {"reading": self._acceptor.pending, "handling": self._slots.handling, "long": self._slots.long,
+                **self._acceptor.counts}
 
-    def _serve(self, conn: socket.socket) -> None:
-        try:
-            conn.settimeout(READ_TIMEOUT)
-            try:
-                line = _read_line(conn)
-            except TimeoutError:
-                _send(conn, ipc.error_frame("", ipc.BAD_REQUEST, "no request received within 10 s"))
-                return
-            except ipc.FrameError as exc:
-                _send(conn, ipc.error_frame("", exc.code, str(exc)))
-                _drain(conn)  # let the client finish writing so it can read our answer
-                return
-            if line is None:
-                return  # the client went away without asking anything
-            conn.settimeout(None)
-            after_reply: list[Callable[[], None]] = []
-            try:
-                _send(conn, self._answer(conn, line, after_reply))
-            finally:
-                for callback in after_reply:
-                    callback()
-        except OSError:
-            pass  # the client hung up mid-answer; nothing to tell anyone
-        finally:
-            conn.close()
-            self._slots.release()
+    # -- on the accept thread: decide, never block -----------------------------------------
 
-    def _answer(self, conn: socket.socket, line: bytes, after_reply: list[Callable[[], None]]) -> bytes:
+    def _dispatch(self, conn: socket.socket, line: bytes, peer: Peer | None) -> None:
         try:
             request = ipc.decode_request(line)
         except ipc.FrameError as exc:
-            return ipc.error_frame("", exc.code, str(exc))
-        if self._auth is not None and not hmac.compare_digest(request.auth or "", self._auth):
-            return ipc.error_frame(request.id, ipc.REFUSED, "refused: the request lacks this host's secret")
+            send_quietly(conn, ipc.error_frame("", exc.code, str(exc)))
+            conn.close()
+            return
         entry = self._handlers.get(request.op)
         if entry is None:
             known = ", ".join(sorted(self._handlers))
-            return ipc.error_frame(request.id, ipc.UNKNOWN_OP, f"unknown op {request.op!r}; known ops: {known}")
-        handler, _streaming = entry
+            send_quietly(conn, ipc.error_frame(request.id, ipc.UNKNOWN_OP,
+                                               f"unknown op {ipc.clip(request.op, 80)!r}; known ops: {known}"))
+            conn.close()
+            return
+        handler, streaming = entry
+        long = streaming or request.op in LONG_OPS
+        if not self._slots.take(long):
+            what = "long requests (waits, asks)" if long else "requests"
+            send_quietly(conn, ipc.error_frame(request.id, ipc.BUSY, f"host is busy: too many open {what}; "
+                                                                     "try again shortly"))
+            conn.close()
+            return
+        try:
+            self._supervisor.task("ipc.connection", self._serve, conn, request, handler, peer, long)
+        except BaseException:  # no thread to be had (RuntimeError): answer busy, keep the slot count right
+            self._slots.give(long)
+            send_quietly(conn, ipc.error_frame(request.id, ipc.BUSY, "host is busy: no thread available; "
+                                                                     "try again shortly"))
+            conn.close()
+            raise
 
-        def emit(event: dict[str, Any]) -> None:
-            _send(conn, ipc.event_frame(request.id, event))
+    # -- on a task thread: answer one request ----------------------------------------------
 
-        ctx = OpContext(self._host, request.token, emit, request.id, after_reply)
+    def _serve(self, conn: socket.socket, request: ipc.Request, handler: Handler, peer: Peer | None,
+               long: bool) -> None:
+        after_reply: list[Callable[[], None]] = []
+        try:
+            conn.setblocking(True)
+            conn.settimeout(SEND_TIMEOUT)
+
+            def emit(event: dict[str, Any]) -> None:
+                conn.sendall(ipc.event_frame(request.id, event))
+
+            ctx = OpContext(self._host, request.token, emit, request.id, after_reply, peer=peer, conn=conn)
+            try:
+                conn.sendall(self._answer(ctx, request, handler))
+            except OSError:
+                pass  # the client hung up before its answer; nothing to tell anyone
+        finally:
+            conn.close()
+            self._slots.give(long)
+            for callback in after_reply:
+                callback()
+
+    def _answer(self, ctx: OpContext, request: ipc.Request, handler: Handler) -> bytes:
         try:
             result = handler(ctx, request.args)
             return ipc.ok_frame(request.id, result)
@@ -144,46 +159,18 @@ class IpcServerActor(pykka.ThreadingActor):
             return ipc.error_frame(request.id, exc.code, exc.message, **exc.details)
         except pykka.ActorDeadError as exc:
             return ipc.error_frame(request.id, ipc.INTERNAL, f"an actor is gone: {exc}")
+        except pykka.Timeout as exc:
+            return ipc.error_frame(request.id, ipc.INTERNAL, f"{request.op}: a part of the host did not answer "
+                                                             f"in time ({exc}); see `tiki status`")
         except ipc.FrameError as exc:
             return ipc.error_frame(request.id, ipc.INTERNAL, f"reply too large: {exc}")
+        except OSError as exc:
+            if ctx.client_gone():
+                raise  # it went away mid-stream (an event could not be sent): nobody to answer
+            return ipc.error_frame(request.id, ipc.INTERNAL, f"{request.op} failed: {exc}")
         except (TypeError, ValueError, KeyError) as exc:
             return ipc.error_frame(request.id, ipc.BAD_REQUEST, f"bad arguments for {request.op}: {exc}")
         except Exception as exc:  # noqa: BLE001 - the host survives every bad request
             self._host.event_log.append("internal_error", detail=f"{request.op}: {exc!r}",
                                         trace=traceback.format_exc(limit=8))
             return ipc.error_frame(request.id, ipc.INTERNAL, f"{request.op} failed: {exc!r}")
-
-
-def _read_line(conn: socket.socket) -> bytes | None:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(65536)
-        if not chunk:
-            if not chunks:
-                return None
-            return b"".join(chunks)  # no trailing newline: take what came
-        newline = chunk.find(b"\n")
-        if newline >= 0:
-            chunks.append(chunk[:newline])
-            return b"".join(chunks)
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > ipc.MAX_FRAME:
-            raise ipc.FrameError(f"request exceeds the {ipc.MAX_FRAME}-byte limit")
-
-
-def _send(conn: socket.socket, frame: bytes) -> None:
-    conn.sendall(frame)
-
-
-def _drain(conn: socket.socket, limit: int = 64 * ipc.MAX_FRAME) -> None:
-    conn.settimeout(1.0)
-    try:
-        while limit > 0:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            limit -= len(chunk)
-    except OSError:
-        return

@@ -276,6 +276,11 @@ class TerminalActor(pykka.ThreadingActor):
     def pid(self) -> int | None:
         return self._pty.pid if self._pty is not None else None
 
+    def tty_device(self) -> int | None:
+        """This tab's PTY as a device number (Linux): how the host knows a caller is in this tab."""
+        device = getattr(self._pty, "tty_device", None)
+        return device() if device is not None else None
+
 
 @dataclass(frozen=True)
 class _ChildExited:

@@ -116,5 +116,5 @@ def wait(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     idle_ms = _int(args, "idle_ms", 1500, 1, 3_600_000)
     timeout_ms = _int(args, "timeout_ms", 60_000, 1, 24 * 3_600_000)
     handle = _handle(ctx, args)
-    waited = keyboard.wait_idle(handle.terminal, idle_ms, timeout_ms)
+    waited = keyboard.wait_idle(handle.terminal, idle_ms, timeout_ms, gone=ctx.client_gone)
     return {"name": handle.name, "idle": True, "waited_ms": round(waited * 1000)}

@@ -9,14 +9,18 @@ terminal actor's mailbox, so the tab keeps answering while we wait.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
-from .errors import WaitTimeout
+from .errors import TikiError, WaitTimeout
 
 ASK_TIMEOUT = 5.0
 POLL = 0.005
 ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output
 NO_ECHO_WAIT = 0.3  # a child that does not echo at all gets Enter after this long
+
+
+class WaitAbandoned(TikiError):
+    """Nobody is waiting for the answer any more."""
 
 
 def _counter(terminal: Any) -> int:
@@ -63,13 +67,16 @@ def _wait_change(terminal: Any, count: int, within: float = 0.5) -> bool:
     return False
 
 
-def wait_idle(terminal: Any, idle_ms: int, timeout_ms: int) -> float:
+def wait_idle(terminal: Any, idle_ms: int, timeout_ms: int, gone: Callable[[], bool] | None = None) -> float:
     """Block until the tab printed nothing for `idle_ms`; returns the seconds waited.
-    Raises WaitTimeout when `timeout_ms` passes first."""
+    Raises WaitTimeout when `timeout_ms` passes first, WaitAbandoned when `gone()` says the
+    one who asked has left (so an abandoned wait does not hold its thread for hours)."""
     start = time.monotonic()
     deadline = start + timeout_ms / 1000
     idle = idle_ms / 1000
     while True:
+        if gone is not None and gone():
+            raise WaitAbandoned("the client hung up; wait abandoned")
         age = terminal.last_output_age().get(timeout=ASK_TIMEOUT)
         if age >= idle:
             return time.monotonic() - start

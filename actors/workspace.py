@@ -157,12 +157,25 @@ class WorkspaceActor(SupervisedActor):
 
     def caller_for_token(self, token: str | None) -> dict[str, Any] | None:
         """The tab a TIKI_TAB_TOKEN belongs to: its name and the names it had before."""
-        if not token:
-            return None
+        tab = next((tab for tab in self._tabs if token and tab.token == token), None)
+        return {"name": tab.name, "former_names": list(tab.former_names)} if tab else None
+
+    def caller_for_terminals(self, ttys: list[int], token: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        """The tab a caller is in, from the kernel's account of it: `ttys` are the device numbers
+        of its controlling terminal and its ancestors', nearest first (see peer_identity).
+        Returns (caller as in caller_for_token, "pty"), or for a tab whose PTY device cannot be
+        known (no TIOCGPTN) its token still counts: (caller, "token"); else (None, None)."""
+        devices: dict[int | None, list[_Tab]] = {}
         for tab in self._tabs:
-            if tab.token == token:
-                return {"name": tab.name, "former_names": list(tab.former_names)}
-        return None
+            try:
+                devices.setdefault(tab.ref.proxy().tty_device().get(timeout=ASK_TIMEOUT), []).append(tab)
+            except (pykka.ActorDeadError, pykka.Timeout):
+                continue
+        tab = next((devices[tty][0] for tty in ttys if tty in devices), None)
+        if tab is not None:
+            return self.caller_for_token(tab.token), "pty"
+        tab = next((tab for tab in devices.get(None, []) if token and tab.token == token), None)
+        return (self.caller_for_token(tab.token), "token") if tab else (None, None)
 
     def active(self) -> str | None:
         tab = self._by_id(self._state.active) if self._state.active is not None else None

@@ -90,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `tiki log | head`: the reader left; not an error worth a traceback
+    except BrokenPipeError:
+        # Only our own stdout raises this here (`tiki log | head`: the reader left, not an error
+        # worth a traceback). A connection to the host that breaks never surfaces as this: the
+        # client turns it into NoHost/HostError/HostBusy, which are never exit 0.
         sys.stderr.close()
         return 0
 

@@ -90,7 +90,7 @@ def cmd_bot_chat(args: argparse.Namespace) -> int:
         return fail("--from NAME is required outside a tikitaka tab", ipc.EXIT_USAGE)
     code, result = request("bot.chat", payload)
     if code == 0:
-        note = "" if result["verified"] else " (unverified: sent from outside any tab)"
+        note = "" if result["verified"] else f" (unverified: {result.get('note') or 'sent from outside any tab'})"
         print(f"delivered as {result['from']}{note}")
     return code
 

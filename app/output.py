@@ -1,4 +1,5 @@
-"""Turning host replies and client errors into what a user reads, and exit codes."""
+"""Turning host replies and client errors into what a user reads, and exit codes: 0 only when
+the host confirmed; 3 when no host could be reached; 4 when it timed out or stayed busy."""
 
 from __future__ import annotations
 

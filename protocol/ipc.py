@@ -2,26 +2,46 @@
 
 One request per connection: the client writes one JSON object on one line, the host answers
 with zero or more `event` frames (for streaming requests such as `ask`) and then exactly one
-final frame that carries `ok`. Every frame is one line of JSON, at most `MAX_FRAME` bytes.
+final frame that carries `ok`. Every frame is one line of JSON.
 
     request:  {"id": "3f2a", "op": "terminal.read", "args": {"name": "sh"}, "token": "..."}
     event:    {"id": "3f2a", "event": {...}}
     final:    {"id": "3f2a", "ok": true, "result": {...}}
               {"id": "3f2a", "ok": false, "error": {"code": "unknown_tab", "message": "..."}}
+
+Limits: a request is at most `MAX_REQUEST` bytes and must arrive whole within the host's
+request deadline (a few seconds); a reply frame may be up to `MAX_REPLY` bytes (a full
+scrollback, a long answer). Strings must be valid Unicode (no lone surrogates) and nesting is
+at most `MAX_DEPTH` deep. Anything else gets a `bad_request` error reply, never silence.
+
+Loopback TCP endpoints (Windows, TIKI_IPC=tcp): before its request the client sends one short
+line `AUTH <secret>` (the secret from the endpoint file, see actors/endpoint.py). The host
+checks it before reading anything else, so a client without the secret costs it one short line.
+
+A host that has no room for a request answers `busy`; clients retry that for a bounded time.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-MAX_FRAME = 1024 * 1024  # 1 MiB per line, requests and replies alike
+MAX_REQUEST = 1024 * 1024  # 1 MiB per request line
+MAX_FRAME = MAX_REQUEST  # (the old name; requests keep it)
+MAX_REPLY = 64 * 1024 * 1024  # a reply frame: 10,000 scrollback lines of 1,000 wide characters fit
+MAX_DEPTH = 64  # arrays/objects nested deeper than this are refused
+MAX_ID = 128  # characters of a request id
+MAX_MESSAGE = 2000  # characters of an error message (longer ones are cut, saying so)
+AUTH_PREFIX = b"AUTH "
+MAX_AUTH_LINE = 256
 
 # Error codes a host may answer with. The CLI maps them to exit codes (see `exit_code_for`).
 BAD_REQUEST = "bad_request"  # malformed JSON, missing fields, wrong types, oversized frame
 UNKNOWN_OP = "unknown_op"
 UNKNOWN_TAB = "unknown_tab"
 REFUSED = "refused"  # the request was understood but the host will not do it
+BUSY = "busy"  # no room for the request right now; try again shortly
 TIMEOUT = "timeout"
 INTERNAL = "internal"
 
@@ -37,15 +57,13 @@ class FrameError(ValueError):
 class Request:
     """One request. (A plain class: `dataclasses` costs the CLI ~15 ms of start-up.)"""
 
-    __slots__ = ("op", "args", "id", "token", "auth")
+    __slots__ = ("op", "args", "id", "token")
 
-    def __init__(self, op: str, args: dict[str, Any] | None = None, id: str = "", token: str | None = None,
-                 auth: str | None = None) -> None:
+    def __init__(self, op: str, args: dict[str, Any] | None = None, id: str = "", token: str | None = None) -> None:
         self.op = op
         self.args = args if args is not None else {}
         self.id = id
         self.token = token  # the caller's TIKI_TAB_TOKEN when called from inside a tab
-        self.auth = auth  # the host's secret, for loopback TCP endpoints
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Request) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
@@ -57,23 +75,45 @@ class Request:
         body: dict[str, Any] = {"id": self.id, "op": self.op, "args": self.args}
         if self.token:
             body["token"] = self.token
-        if self.auth:
-            body["auth"] = self.auth
-        return encode_frame(body)
+        return encode_frame(body, MAX_REQUEST)
 
 
-def encode_frame(obj: dict[str, Any]) -> bytes:
-    """One JSON object as one line; raises FrameError when it would exceed MAX_FRAME."""
-    data = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-    if len(data) > MAX_FRAME:
-        raise FrameError(f"frame of {len(data)} bytes exceeds the {MAX_FRAME}-byte limit")
+def auth_line(secret: str) -> bytes:
+    return AUTH_PREFIX + secret.encode("ascii") + b"\n"
+
+
+def encode_frame(obj: dict[str, Any], limit: int = MAX_REPLY) -> bytes:
+    """One JSON object as one line; raises FrameError when it would exceed `limit`.
+    Lone surrogates (which UTF-8 cannot carry) are written as visible `\\udXXX` text."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        data = json.dumps(_visible(obj), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    if len(data) > limit:
+        raise FrameError(f"frame of {len(data)} bytes exceeds the {limit}-byte limit")
     return data
 
 
-def decode_object(line: bytes) -> dict[str, Any]:
-    """Decode one frame into a JSON object, with an error that names what is wrong."""
-    if len(line) > MAX_FRAME:
-        raise FrameError(f"frame exceeds the {MAX_FRAME}-byte limit")
+def _visible(value: Any) -> Any:
+    """`value` with every lone surrogate replaced by its `\\udXXX` spelling."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_visible(k): _visible(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_visible(v) for v in value]
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def decode_object(line: bytes, limit: int = MAX_REQUEST, check: bool = True) -> dict[str, Any]:
+    """Decode one frame into a JSON object, with an error that names what is wrong. `check`
+    enforces MAX_DEPTH and valid Unicode (the host does; a client reading replies need not)."""
+    if len(line) > limit:
+        raise FrameError(f"frame exceeds the {limit}-byte limit")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -82,9 +122,43 @@ def decode_object(line: bytes) -> dict[str, Any]:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FrameError(f"frame is not JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise FrameError(f"frame nests arrays/objects too deeply (the limit is {MAX_DEPTH})") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise FrameError(f"frame has a value JSON cannot take here: {clip(str(exc), 200)}") from None
     if not isinstance(obj, dict):
         raise FrameError(f"frame must be a JSON object, got {type(obj).__name__}")
+    # Walk the object only when it could break a rule: both checks below are C-speed scans.
+    if check and (text.count("[") + text.count("{") > MAX_DEPTH or _SURROGATE_ESCAPE.search(text)):
+        _check_tree(obj)
     return obj
+
+
+def _check_tree(obj: Any) -> None:
+    """Depth and valid Unicode, iteratively (a recursive walk could itself overflow)."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value)
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise FrameError(f"frame nests arrays/objects more than {MAX_DEPTH} deep")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    _check_text(key)
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+
+
+def _check_text(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise FrameError(f"frame holds a lone surrogate (\\u{ord(text[exc.start]):04x}), which is not "
+                             "valid Unicode; send UTF-8 text") from None
 
 
 def decode_request(line: bytes) -> Request:
@@ -99,15 +173,23 @@ def decode_request(line: bytes) -> Request:
     if not isinstance(args, dict):
         raise FrameError("request field 'args' must be an object")
     req_id = obj.get("id", "")
-    if not isinstance(req_id, (str, int)):
+    if isinstance(req_id, bool) or not isinstance(req_id, (str, int)):
         raise FrameError("request field 'id' must be a string")
+    if isinstance(req_id, int):
+        req_id = str(req_id) if abs(req_id) < 10**MAX_ID else "-" * (MAX_ID + 1)
+    if len(req_id) > MAX_ID:
+        raise FrameError(f"request field 'id' is longer than {MAX_ID} characters")
     token = obj.get("token")
     if token is not None and not isinstance(token, str):
         raise FrameError("request field 'token' must be a string")
-    auth = obj.get("auth")
-    if auth is not None and not isinstance(auth, str):
-        raise FrameError("request field 'auth' must be a string")
-    return Request(op=op, args=args, id=str(req_id), token=token, auth=auth)
+    return Request(op=op, args=args, id=req_id, token=token)
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text` cut to `limit` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters cut)"
 
 
 def ok_frame(req_id: str, result: Any) -> bytes:
@@ -115,8 +197,14 @@ def ok_frame(req_id: str, result: Any) -> bytes:
 
 
 def error_frame(req_id: str, code: str, message: str, **extra: Any) -> bytes:
-    error = {"code": code, "message": message, **extra}
-    return encode_frame({"id": req_id, "ok": False, "error": error})
+    """An error reply that always encodes: the message is cut to MAX_MESSAGE characters and
+    details that would make the frame large are dropped."""
+    error = {"code": code, "message": clip(message), **extra}
+    try:
+        return encode_frame({"id": req_id, "ok": False, "error": error}, MAX_REQUEST // 16)
+    except (FrameError, TypeError, ValueError):
+        return encode_frame({"id": clip(req_id, MAX_ID), "ok": False,
+                             "error": {"code": code, "message": clip(message)}})
 
 
 def event_frame(req_id: str, event: dict[str, Any]) -> bytes:
@@ -132,4 +220,4 @@ EXIT_TIMEOUT = 4
 
 
 def exit_code_for(error_code: str) -> int:
-    return EXIT_TIMEOUT if error_code == TIMEOUT else EXIT_REFUSED
+    return EXIT_TIMEOUT if error_code in (TIMEOUT, BUSY) else EXIT_REFUSED

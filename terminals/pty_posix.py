@@ -136,6 +136,21 @@ class PosixPty:
         finally:
             self._leave()
 
+    def tty_device(self) -> int | None:
+        """The device number of this PTY's slave side (`st_rdev` of /dev/pts/N, what
+        /proc/PID/stat calls tty_nr), by which the host recognises a caller inside this tab.
+        Linux only (TIOCGPTN); None elsewhere or once the PTY is closed."""
+        if not sys.platform.startswith("linux") or not self._enter():
+            return None
+        try:
+            tiocgptn = getattr(termios, "TIOCGPTN", 0x80045430)  # _IOR('T', 0x30, unsigned int)
+            number = struct.unpack("I", fcntl.ioctl(self._fd, tiocgptn, b"\0" * 4))[0]
+            return os.stat(f"/dev/pts/{number}").st_rdev
+        except OSError:
+            return None
+        finally:
+            self._leave()
+
     def _enter(self) -> bool:
         with self._lock:
             if self._closing:

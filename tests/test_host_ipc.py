@@ -134,18 +134,26 @@ def test_loopback_tcp_endpoint_with_a_secret(serve, tiki_env):
     info = json.loads(open(path).read())
     assert set(info) == {"port", "auth"}
 
-    def tcp_request(payload: dict) -> dict:
+    def tcp_request(payload: bytes) -> dict:
         conn = socket.create_connection(("127.0.0.1", info["port"]), timeout=10)
-        conn.sendall(json.dumps(payload).encode() + b"\n")
+        try:
+            conn.sendall(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused early: the answer is still there to read
         data = b""
         while chunk := conn.recv(65536):
             data += chunk
         conn.close()
         return json.loads(data)
 
-    refused = tcp_request({"op": "host.ping"})
+    ping = json.dumps({"op": "host.ping"}).encode() + b"\n"
+    refused = tcp_request(ping)
     assert refused["ok"] is False and "secret" in refused["error"]["message"]
-    assert tcp_request({"op": "host.ping", "auth": info["auth"]})["ok"] is True
+    # the secret is checked first: a wrong one is refused before a large request is read
+    huge = json.dumps({"op": "host.ping", "args": {"x": "y" * 3_000_000}}).encode() + b"\n"
+    wrong = tcp_request(b"AUTH not-the-secret\n" + huge)
+    assert wrong["ok"] is False and "secret" in wrong["error"]["message"]
+    assert tcp_request(f"AUTH {info['auth']}\n".encode() + ping)["ok"] is True
     assert host.run("terminal-list").returncode == 0
     host.run("terminal-send", "sh", 'tiki bot-chat "DONE(over tcp)"; echo "tcp-rc=$?"')
     host.wait_text("sh", "tcp-rc=0")

@@ -1,0 +1,117 @@
+"""The runtime directory and endpoint files against another local user (issue 8, item 4).
+
+Tests run as one user, so "another user" is simulated the way it would look from here: a
+directory with mode 0777 or group-writable, one owned by uid 65534 (when running as root), a
+symlink planted where the TCP endpoint file goes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import BASH_TAB, TIKI
+
+
+def _serve(env: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
+    """`tiki serve` expected to refuse at once (a timeout means it started: a failure)."""
+    workspace = tmp_path / "w.toml"
+    workspace.write_text(BASH_TAB)
+    return subprocess.run([TIKI, "serve", "--workspace", str(workspace)], env=env, capture_output=True,
+                          text=True, timeout=20, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def default_env(tiki_env):
+    """No TIKI_SOCKET and no XDG_RUNTIME_DIR: the `$TMPDIR/tikitaka-UID` fallback is used."""
+    tmpdir = tempfile.mkdtemp(prefix="tkd-")
+    env = {k: v for k, v in tiki_env.items() if k not in ("TIKI_SOCKET", "XDG_RUNTIME_DIR")}
+    env["TMPDIR"] = tmpdir
+    yield env, os.path.join(tmpdir, f"tikitaka-{os.getuid()}")
+    subprocess.run(["rm", "-rf", tmpdir])
+
+
+@pytest.mark.parametrize("squat", ["world-writable", "group-writable", "other-owner"])
+def test_squatted_runtime_directory_is_refused(default_env, tmp_path, squat):
+    env, runtime = default_env
+    os.mkdir(runtime)
+    if squat == "world-writable":
+        os.chmod(runtime, 0o777)
+    elif squat == "group-writable":
+        os.chmod(runtime, 0o770)
+    else:
+        if os.getuid() != 0:
+            pytest.skip("needs root to give the directory to another uid")
+        os.chmod(runtime, 0o700)
+        os.chown(runtime, 65534, 65534)
+    mode_before = stat.S_IMODE(os.stat(runtime).st_mode)
+    result = _serve(env, tmp_path)
+    assert result.returncode != 0 and "ready" not in result.stderr
+    assert runtime in result.stderr and "TIKI_SOCKET" in result.stderr, result.stderr
+    assert stat.S_IMODE(os.stat(runtime).st_mode) == mode_before  # not "fixed" behind the user's back
+    assert os.listdir(runtime) == []
+    # the CLI will not talk to whatever listens there either
+    squatter = socket.socket(socket.AF_UNIX)
+    squatter.bind(os.path.join(runtime, "tiki.sock"))
+    squatter.listen(5)
+    squatter.settimeout(0.5)
+    cli = subprocess.run([TIKI, "bot-chat", "secret stuff", "--from", "me"], env=env, capture_output=True,
+                         text=True, timeout=20)
+    assert cli.returncode == 3 and runtime in cli.stderr, cli.stderr
+    with pytest.raises(socket.timeout):
+        squatter.accept()  # positive control below shows accept() would have seen a connection
+    probe = socket.socket(socket.AF_UNIX)
+    probe.connect(os.path.join(runtime, "tiki.sock"))
+    squatter.accept()[0].close()
+    probe.close()
+    squatter.close()
+
+
+def test_fresh_runtime_directory_is_created_private(default_env, serve, tmp_path):
+    env, runtime = default_env
+    host = serve(BASH_TAB, env=env)
+    assert stat.S_IMODE(os.stat(runtime).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(os.path.join(runtime, "tiki.sock")).st_mode) == 0o600
+    assert host.run("terminal-list").returncode == 0
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o1777])
+def test_a_directory_tikitaka_did_not_create_keeps_its_mode(tiki_env, serve, mode):
+    shared = tempfile.mkdtemp(prefix="tks-")
+    os.chmod(shared, mode)
+    try:
+        env = {**tiki_env, "TIKI_SOCKET": os.path.join(shared, "x.sock")}
+        host = serve(BASH_TAB, env=env)
+        assert host.run("terminal-list").returncode == 0
+        assert stat.S_IMODE(os.stat(shared).st_mode) == mode
+        host.stop()
+    finally:
+        subprocess.run(["rm", "-rf", shared])
+
+
+def test_planted_symlink_never_receives_the_tcp_secret(tiki_env, serve, tmp_path):
+    private = tempfile.mkdtemp(prefix="tkt-")
+    try:
+        endpoint = os.path.join(private, "ep")
+        bait = tmp_path / "attacker-readable"
+        bait.write_text("")
+        os.symlink(bait, endpoint + ".tmp")
+        env = {**tiki_env, "TIKI_IPC": "tcp", "TIKI_SOCKET": endpoint}
+        host = serve(BASH_TAB, env=env)
+        assert host.run("terminal-list").returncode == 0
+        assert bait.read_text() == ""
+        assert not os.path.islink(endpoint) and stat.S_IMODE(os.lstat(endpoint).st_mode) == 0o600
+        assert set(json.loads(open(endpoint).read())) == {"port", "auth"}
+        host.stop()
+        # a symlink at the endpoint itself is refused, not written through
+        os.symlink(bait, endpoint)
+        result = _serve(env, tmp_path)
+        assert result.returncode != 0 and "symlink" in result.stderr and bait.read_text() == ""
+    finally:
+        subprocess.run(["rm", "-rf", private])
