@@ -46,6 +46,25 @@ def rss_mb(pid: int) -> float:
     raise AssertionError(f"no VmRSS for pid {pid}")
 
 
+def reset_peak_rss() -> bool:
+    """Start a new peak-RSS measurement for this process (Linux 4.0+: VmHWM is reset)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak resident set size (VmHWM) of a process, in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmHWM for pid {pid}")
+
+
 def session_members(sid: int) -> list[int]:
     """Live (non-zombie) processes whose session id is `sid` (Linux /proc)."""
     found = []
