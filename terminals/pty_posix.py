@@ -44,6 +44,16 @@ def spawn(executable: str, argv: list[str], *, cwd: str | None, env: dict[str, s
     return PosixPty(pid, fd)
 
 
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class PosixPty:
     """A child on a PTY master fd. See the module docstring for the threading contract."""
 
@@ -221,7 +231,11 @@ class PosixPty:
             if self._killed:
                 return
             self._killed = True
-        session.end_session(self.pid, lambda: self._reap() is not None, _KILL_GRACE_S)
+        if self._reap() is None or not _exists(self.pid):
+            session.end_session(self.pid, lambda: self._reap() is not None, _KILL_GRACE_S)
+        # else: our child is reaped and its pid belongs to a new process. A pid stays reserved
+        # while any process still has it as session id, so the tab's session is gone and the
+        # processes with that session id now are someone else's: leave them alone.
         self._reap()
         with self._lock:
             self._closing = True

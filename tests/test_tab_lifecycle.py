@@ -119,3 +119,24 @@ def test_tiki_shutdown_and_closing_a_tab_end_its_session(serve, tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def test_jobs_left_behind_by_an_exited_shell_end_with_the_host(serve, tmp_path):
+    # The shell exits (the tab shows "exited") but a nohup job of its session runs on:
+    # host shutdown still ends it (its session id outlives the shell).
+    host = serve(BASH_TAB)
+    job_file = tmp_path / "job.pid"
+    host.run("terminal-send", "sh", f"nohup sleep 304 >/dev/null 2>&1 & echo $! > {job_file}; exit 3")
+    job = int(wait_file(str(job_file)))
+    wait_until(lambda: not _tab(host, "sh")["running"], 10, what="the shell to exit")
+    assert _tab(host, "sh")["exit_code"] == 3
+    assert alive(job)
+    try:
+        host.proc.send_signal(signal.SIGTERM)
+        host.proc.wait(20)
+        assert not alive(job), "a job of an exited tab's session survived the host"
+    finally:
+        try:
+            os.kill(job, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
