@@ -1,6 +1,6 @@
 """The PTY session interface: spawn a child program on a pseudo-terminal, talk to it, end it.
 
-`spawn()` picks the platform implementation at call time (ptyprocess on POSIX, pywinpty on
+`spawn()` picks the platform implementation at call time (`pty_fork` on POSIX, pywinpty on
 Windows) and imports it lazily, so importing this module costs nothing. Before anything is
 forked, the command is resolved on the child's own PATH, the working directory is checked, and
 every string that exec will encode (argv, cwd, environment) is checked to be encodable and free
