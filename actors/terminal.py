@@ -19,8 +19,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pykka
-
 from ..protocol.settings import TerminalSettings
 from ..terminals import keys as keymap
 from ..terminals.env import child_env

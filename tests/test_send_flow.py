@@ -7,7 +7,7 @@ import json
 import time
 
 from conftest import wait_until
-from term_helpers import op, raw_request
+from term_helpers import op
 
 RAW_COUNTER = r"""
 import os, sys, time, tty

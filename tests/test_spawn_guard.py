@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import BASH_TAB, wait_until
+from conftest import BASH_TAB
 from term_helpers import raw_request
 
 BAD_FRAMES = {
