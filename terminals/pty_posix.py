@@ -5,6 +5,8 @@ guarantees a generic PTY library does not give:
 
 - `read()` returns b"" once the child is gone even if a background grandchild still holds the
   PTY open (it would otherwise block forever), and returns at once when `kill()` is called.
+  An idle tab costs no wake-ups: the child's pidfd is polled along with the PTY (elsewhere,
+  a look every 0.25 s).
 - `write()` never blocks past its timeout: the master is non-blocking and a child that stops
   reading gets a partial write, reported as such (flow control, never silent loss).
 - `wait_exit()` blocks until the child really exited (a child that closed its stdio but runs
@@ -44,6 +46,15 @@ def spawn(executable: str, argv: list[str], *, cwd: str | None, env: dict[str, s
     return PosixPty(pid, fd)
 
 
+def _open_pidfd(pid: int) -> int | None:
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # an old kernel, or a sandbox that forbids it: poll instead
+        return None
+
+
 def _exists(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -61,6 +72,7 @@ class PosixPty:
         self.pid = pid
         self._fd = fd
         os.set_blocking(fd, False)  # writes wait in poll() with a timeout, never in write()
+        self._pidfd = _open_pidfd(pid)  # readable once the child exits (Linux 5.3+)
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
@@ -79,7 +91,9 @@ class PosixPty:
         try:
             child_gone = False
             while True:
-                readable = self._wait(select.POLLIN | select.POLLPRI, 0.0 if child_gone else _IDLE_CHECK_S)
+                # With a pidfd the child's exit wakes this poll; without one, look every 0.25 s.
+                idle = None if self._pidfd is not None else _IDLE_CHECK_S
+                readable = self._wait(select.POLLIN | select.POLLPRI, 0.0 if child_gone else idle)
                 if self._closing:
                     return b""
                 if readable:
@@ -171,13 +185,16 @@ class PosixPty:
         if close_now:
             self._close_fds()
 
-    def _wait(self, events: int, timeout: float) -> bool:
-        """True if the PTY is ready for `events` (or hung up); False on timeout or a kill()."""
+    def _wait(self, events: int, timeout: float | None) -> bool:
+        """True if the PTY is ready for `events` (or hung up); False on timeout, a kill(), or
+        (when reading, with a pidfd) the child's exit."""
         if sys.platform != "darwin" and hasattr(select, "poll"):
             poller = select.poll()
             poller.register(self._fd, events)
             poller.register(self._wake_r, select.POLLIN)
-            ready = {fd for fd, _ in poller.poll(timeout * 1000.0)}
+            if self._pidfd is not None and events & select.POLLIN:
+                poller.register(self._pidfd, select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(None if timeout is None else timeout * 1000.0)}
         else:  # macOS poll() is unreliable on tty devices; select() is not
             reading = bool(events & (select.POLLIN | select.POLLPRI))
             readable, writable, _ = select.select([self._fd, self._wake_r] if reading else [self._wake_r],
@@ -251,7 +268,9 @@ class PosixPty:
             self._close_fds()
 
     def _close_fds(self) -> None:
-        for fd in (self._fd, self._wake_r, self._wake_w):
+        for fd in (self._fd, self._wake_r, self._wake_w, self._pidfd):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:
