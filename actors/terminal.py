@@ -1,10 +1,14 @@
 """One actor per tab: it owns the tab's PTY child and its emulated screen.
 
-Three threads serve a tab. The actor's own thread answers requests (snapshot, read, resize,
-restart). A reader thread does blocking PTY reads and feeds the screen under a lock, so
-output never waits for the mailbox. A notifier thread turns "the screen changed" into at
-most ~60 `ScreenChanged` events per second. Writes go through a queue to a writer thread, so
-a child that stops reading can never block the actor.
+Four threads serve a tab. The actor's own thread answers requests (snapshot, read, resize,
+restart). A reader, a writer and a notifier (see `terminal_io`) run under the host's
+supervisor: a reader that raises is restarted on the same PTY, and a part that keeps failing
+marks the tab failed (shown in `status()`) until `restart()`. Input goes through a queue to
+the writer, so a child that stops reading can never block the actor; senders that need to know
+wait on the write's ticket.
+
+A tab is running until its child process has exited (not merely closed its terminal); closing
+it ends every process of the child's session.
 """
 
 from __future__ import annotations
@@ -15,17 +19,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pykka
-
 from ..protocol.settings import TerminalSettings
 from ..terminals import keys as keymap
 from ..terminals.env import child_env
 from ..terminals.pty import PtyProcess, SpawnError, spawn
 from ..terminals.screen import Screen
 from .errors import SpawnFailed, TabNotRunning
-from .events import ActorFailed, EventBus, ScreenChanged, TabExited
+from .events import ActorFailed, EventBus, TabExited
+from .supervisor import SupervisedActor, Supervisor
+from .terminal_io import TerminalThreads, _ChildExited, _GaveUp
+from .terminal_writes import TabFailed, WriteTicket
 
-FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
 BUSY_WINDOW = 1.5  # a tab with output in the last 1.5 s is "busy"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 
@@ -45,32 +49,35 @@ class TabSpec:
     base_env: dict[str, str]
 
 
-class TerminalActor(pykka.ThreadingActor):
-    def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, supervisor: Any = None) -> None:
+class TerminalActor(TerminalThreads, SupervisedActor):
+    def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, *,
+                 supervisor: Supervisor | None = None) -> None:
         super().__init__()
-        self._supervisor = supervisor
         self.spec = spec
         self._settings = settings
         self._bus = bus
+        # The host's supervisor (the workspace passes it); a private one for a lone actor.
+        self._own_supervisor = supervisor is None
+        self._supervisor = supervisor if supervisor is not None else Supervisor()
         self._lock = threading.Lock()  # guards the screen and the output counters
         self._screen = Screen(settings.cols, settings.rows, settings.scrollback)
         self._pty: PtyProcess | None = None
         self._generation = 0
         self._exit_code: int | None = None
         self._running = False
+        self._failed: str | None = None  # "reader: ValueError: ..." once the supervisor gave up
         self._bytes_read = 0
         self._last_output = 0.0
         self._dirty = threading.Event()
         self._watched = False  # styled rows are built only while a view shows this tab
         self._stopping = threading.Event()
-        self._writes: queue.Queue[tuple[int, bytes] | None] = queue.Queue()
-        self._threads: list[threading.Thread] = []
+        self._writes: queue.Queue[tuple[int, bytes, WriteTicket] | None] = queue.Queue()
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def on_start(self) -> None:
-        self._start_thread(self._notify_loop, "notify")
-        self._start_thread(self._write_loop, "write")
+        self._supervise("notifier", self._notify_loop)
+        self._supervise("writer", self._write_loop)
 
     def start_child(self) -> int:
         """Spawn the tab's command; raises SpawnFailed with the reason (asked by the workspace,
@@ -82,6 +89,7 @@ class TerminalActor(pykka.ThreadingActor):
         self._shutdown()
 
     def on_failure(self, exception_type: Any, exception_value: Any, traceback: Any) -> None:
+        super().on_failure(exception_type, exception_value, traceback)
         self._bus.publish(ActorFailed(f"terminal '{self.spec.name}'", repr(exception_value)))
         self._shutdown()
 
@@ -90,14 +98,11 @@ class TerminalActor(pykka.ThreadingActor):
         self._dirty.set()
         self._writes.put(None)
         if self._pty is not None:
-            self._pty.kill()
-
-    def _start_thread(self, target: Any, what: str, *args: Any) -> None:
-        thread = threading.Thread(
-            target=target, args=args, name=f"tiki-{what}-{self.spec.name}", daemon=True
-        )
-        thread.start()
-        self._threads.append(thread)
+            self._pty.kill()  # every process of the tab's session, then the PTY
+        self._fail_queued_writes("the tab was closed")
+        self._supervisor.forget_prefix(f"tab:{self.spec.tab_id}.")
+        if self._own_supervisor:
+            self._supervisor.stop()
 
     def _spawn(self) -> None:
         spec = self.spec
@@ -110,98 +115,58 @@ class TerminalActor(pykka.ThreadingActor):
             raise SpawnFailed(f"cannot start tab '{spec.name}': {exc}") from None
         self._generation += 1
         self._pty, self._running, self._exit_code = pty, True, None
-        self._start_thread(self._read_loop, "read", pty, self._generation)
+        self._supervisor.forget(self._thread_name("reader"))  # a new child starts with a clean record
+        self._supervise("reader", self._read_loop, pty, self._generation)
 
     def restart(self) -> None:
-        """Kill the child if it still runs and start the command again on a fresh screen."""
+        """Kill the child (and its session) if it still runs and start the command again on a
+        fresh screen; a failed tab is healthy again afterwards."""
         old = self._pty
         self._generation += 1  # the old reader's exit notice is ignored from here on
         if old is not None:
             old.kill()
         with self._lock:
             self._screen = Screen(self._screen.cols, self._screen.rows, self._settings.scrollback)
+        if self._failed is not None:
+            self._failed = None
+            for part in ("notifier", "writer"):  # a part the supervisor gave up on runs again
+                if self._supervisor.state(self._thread_name(part)) == "failed":
+                    self._supervisor.forget(self._thread_name(part))
+                    self._supervise(part, self._notify_loop if part == "notifier" else self._write_loop)
         self._spawn()
         self._dirty.set()
 
     def set_name(self, name: str) -> None:
         self.spec.name = name
 
-    # -- threads ---------------------------------------------------------------------------
-
-    def _read_loop(self, pty: PtyProcess, generation: int) -> None:
-        while True:
-            try:
-                data = pty.read(65536)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            with self._lock:
-                if generation != self._generation:
-                    return
-                replies = self._screen.feed(data)
-                self._bytes_read += len(data)
-                self._last_output = time.monotonic()
-            if replies:  # device-status answers go straight back, ahead of queued input
-                self._safe_write(pty, replies)
-            self._dirty.set()
-        code = pty.wait(timeout=5.0)
-        if not self._stopping.is_set():
-            try:
-                self.actor_ref.tell(_ChildExited(generation, code))
-            except pykka.ActorDeadError:
-                pass
-
-    def _notify_loop(self) -> None:
-        while True:
-            self._dirty.wait()
-            if self._stopping.is_set():
-                return
-            self._dirty.clear()
-            with self._lock:
-                if self._watched:
-                    update = self._screen.take_update()
-                else:  # styling rows is most of the cost of a busy tab: skip it unseen
-                    self._screen.take_dirty()
-                    update = None
-            self._bus.publish(ScreenChanged(self.spec.tab_id, self.spec.name, update))
-            time.sleep(FRAME_INTERVAL)
-
-    def _write_loop(self) -> None:
-        while True:
-            item = self._writes.get()
-            if item is None:
-                return
-            generation, data = item
-            pty = self._pty
-            if pty is not None and generation == self._generation:
-                self._safe_write(pty, data)
-
-    @staticmethod
-    def _safe_write(pty: PtyProcess, data: bytes) -> None:
-        try:
-            pty.write(data)
-        except OSError:
-            pass  # the child is gone; the reader reports the exit
-
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, _ChildExited) and message.generation == self._generation:
             self._running, self._exit_code = False, message.code
             self._dirty.set()
             self._bus.publish(TabExited(self.spec.tab_id, self.spec.name, message.code))
+        elif isinstance(message, _GaveUp) and not self._stopping.is_set():
+            self._failed = f"{message.part}: {message.reason}"
+            if message.part == "writer":
+                self._fail_queued_writes(f"the tab has failed ({self._failed})")
+            self._bus.publish(ActorFailed(f"tab '{self.spec.name}' {message.part}", message.reason))
         return None
 
     # -- requests --------------------------------------------------------------------------
 
     def _require_running(self) -> None:
+        if self._failed is not None:
+            raise TabFailed(self.spec.name, self._failed)
         if not self._running:
             raise TabNotRunning(self.spec.name, self._exit_code)
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> WriteTicket:
+        """Queue raw input; the returned ticket says when (and how much of) it was written."""
         self._require_running()
-        self._writes.put((self._generation, data))
+        ticket = WriteTicket(len(data))
+        self._writes.put((self._generation, data, ticket))
+        return ticket
 
-    def paste(self, text: str) -> None:
+    def paste(self, text: str) -> WriteTicket:
         """Type text; wrapped in bracketed-paste markers when the child asked for them."""
         self._require_running()
         data = text.replace("\r\n", "\r").replace("\n", "\r").encode("utf-8")
@@ -209,13 +174,19 @@ class TerminalActor(pykka.ThreadingActor):
             bracketed = self._screen.bracketed_paste
         if bracketed:
             data = PASTE_START + data.replace(PASTE_END, b"") + PASTE_END
-        self._writes.put((self._generation, data))
+        return self.write(data)
 
-    def key(self, name: str) -> None:
+    def line_limit(self) -> int | None:
+        """The longest line the child's tty takes whole right now (it reads line by line), or
+        None when it reads raw input."""
+        self._require_running()
+        return self._pty.line_limit() if self._pty is not None else None
+
+    def key(self, name: str) -> WriteTicket:
         with self._lock:
             app_cursor = self._screen.app_cursor_keys
         data = keymap.key_bytes(name, app_cursor=app_cursor)  # UnknownKey names the valid keys
-        self.write(data)
+        return self.write(data)
 
     def resize(self, cols: int, rows: int) -> None:
         cols, rows = max(2, int(cols)), max(1, int(rows))
@@ -260,10 +231,12 @@ class TerminalActor(pykka.ThreadingActor):
             }
 
     def status(self) -> dict[str, Any]:
-        """Running state and activity, for the workspace's tab list."""
+        """Running state, activity and failure (None, or which part failed and why), for the
+        workspace's tab list."""
         with self._lock:
             busy = self._last_output and time.monotonic() - self._last_output < BUSY_WINDOW
-        return {"running": self._running, "exit_code": self._exit_code, "activity": "busy" if busy else "idle"}
+        return {"running": self._running, "exit_code": self._exit_code,
+                "activity": "busy" if busy else "idle", "failed": self._failed}
 
     def output_counter(self) -> int:
         with self._lock:
@@ -281,8 +254,3 @@ class TerminalActor(pykka.ThreadingActor):
         device = getattr(self._pty, "tty_device", None)
         return device() if device is not None else None
 
-
-@dataclass(frozen=True)
-class _ChildExited:
-    generation: int
-    code: int | None

@@ -90,8 +90,9 @@ def send(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     enter = args.get("enter", True)
     if not isinstance(enter, bool):
         raise BadArguments("'enter' must be true or false")
+    timeout_ms = _int(args, "timeout_ms", round(keyboard.SEND_TIMEOUT * 1000), 1, 600_000)
     handle = _handle(ctx, args)
-    result = keyboard.send_text(handle.terminal, text, enter=enter)
+    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000)
     return {"name": handle.name, **result}
 
 

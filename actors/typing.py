@@ -4,19 +4,28 @@
 Enter as a separate write: AI TUIs (and some REPLs) drop an Enter that arrives glued to a
 paste. Waiting happens here, in the IPC handler's or the reactor's thread, never inside a
 terminal actor's mailbox, so the tab keeps answering while we wait.
+
+A send is written whole or reported as not written: a line a canonical-mode tty would cut
+(over ~4 KB on Linux) is refused before anything is typed, and the result is ok only after
+the tab's writer confirmed every byte (within `SEND_TIMEOUT`; a child that stops reading gets
+the rest cancelled and the caller an error that says how much arrived).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Callable
 
 from .errors import TikiError, WaitTimeout
+from .terminal_writes import LineTooLong, SendIncomplete
 
 ASK_TIMEOUT = 5.0
 POLL = 0.005
 ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output
 NO_ECHO_WAIT = 0.3  # a child that does not echo at all gets Enter after this long
+SEND_TIMEOUT = 20.0  # a send whose bytes the child has not all taken by then is cut off
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class WaitAbandoned(TikiError):
@@ -45,17 +54,36 @@ def wait_for_settle(terminal: Any, before: int, *, quiet: float = ECHO_QUIET, no
             return last_count
 
 
-def send_text(terminal: Any, text: str, *, enter: bool = True) -> dict[str, Any]:
-    """Type `text` (then Enter); `changed` says whether the child reacted at all."""
+def send_text(terminal: Any, text: str, *, enter: bool = True, name: str = "?",
+              timeout: float = SEND_TIMEOUT) -> dict[str, Any]:
+    """Type `text` (then Enter); `changed` says whether the child reacted at all, `written`
+    how many bytes the tab took (all of them, or this raises)."""
+    deadline = time.monotonic() + timeout
+    limit = terminal.line_limit().get(timeout=ASK_TIMEOUT)
+    if limit is not None:
+        longest = max(len(line.encode("utf-8")) for line in _LINE_BREAK.split(text))
+        if longest > limit:
+            raise LineTooLong(name, longest, limit)
     before = _counter(terminal)
+    written = 0
     if text:
-        terminal.paste(text).get(timeout=ASK_TIMEOUT)
+        written += _confirm(terminal.paste(text).get(timeout=ASK_TIMEOUT), name, deadline, timeout)
     if not enter:
-        return {"ok": True, "changed": _wait_change(terminal, before)}
+        return {"ok": True, "changed": _wait_change(terminal, before), "written": written}
     settled = wait_for_settle(terminal, before) if text else before
-    terminal.write(b"\r").get(timeout=ASK_TIMEOUT)
+    written += _confirm(terminal.write(b"\r").get(timeout=ASK_TIMEOUT), name, deadline, timeout)
     changed = settled != before or _wait_change(terminal, settled)
-    return {"ok": True, "changed": changed}
+    return {"ok": True, "changed": changed, "written": written}
+
+
+def _confirm(ticket: Any, name: str, deadline: float, timeout: float) -> int:
+    """Wait until the writer wrote every byte of `ticket`; else cancel the rest and raise."""
+    if not ticket.wait(max(0.0, deadline - time.monotonic())):
+        ticket.cancel()
+    if not ticket.complete:
+        raise SendIncomplete(name, ticket.written, ticket.size, timeout,
+                             None if ticket.error in (None, "cancelled") else ticket.error)
+    return ticket.written
 
 
 def _wait_change(terminal: Any, count: int, within: float = 0.5) -> bool:

@@ -1,9 +1,11 @@
 """The PTY session interface: spawn a child program on a pseudo-terminal, talk to it, end it.
 
-`spawn()` picks the platform implementation at call time (ptyprocess on POSIX, pywinpty on
+`spawn()` picks the platform implementation at call time (`pty_fork` on POSIX, pywinpty on
 Windows) and imports it lazily, so importing this module costs nothing. Before anything is
-forked, the command is resolved on the child's own PATH and the working directory is checked,
-so a typo is a `SpawnError` with a clear message rather than a child that dies at once.
+forked, the command is resolved on the child's own PATH, the working directory is checked, and
+every string that exec will encode (argv, cwd, environment) is checked to be encodable and free
+of NUL characters, so bad input is a `SpawnError` with a clear message rather than a child that
+dies at once -- or, worse, a failure after fork in a child that is still a copy of the host.
 """
 
 from __future__ import annotations
@@ -28,8 +30,13 @@ class PtyProcess(Protocol):
         """Block until output arrives; b"" once the child is gone and its output drained."""
         ...
 
-    def write(self, data: bytes) -> None:
-        """Write all of `data`; OSError if the child is gone."""
+    def write(self, data: bytes, timeout: float | None = None) -> int:
+        """Write `data`; returns the bytes written (all, unless `timeout` s passed while the
+        child was not reading). OSError if the terminal is closed."""
+        ...
+
+    def line_limit(self) -> int | None:
+        """The longest input line the child's tty takes whole now (canonical mode), or None."""
         ...
 
     def resize(self, cols: int, rows: int) -> None: ...
@@ -37,14 +44,16 @@ class PtyProcess(Protocol):
     def is_alive(self) -> bool: ...
 
     def wait(self, timeout: float | None = None) -> int | None:
-        """Exit code (signal N -> 128+N), or None if still running after `timeout` seconds."""
+        """Block until the child exited and return its exit code (signal N -> 128+N); None if
+        it still runs after `timeout` seconds or `kill()` was called meanwhile."""
         ...
 
     @property
     def exit_code(self) -> int | None: ...
 
     def kill(self) -> None:
-        """Hang up, then SIGKILL after a short grace; close the PTY. Idempotent."""
+        """End every process of the child's session (hangup/terminate, a grace period, then
+        SIGKILL); close the PTY. Idempotent."""
         ...
 
 
@@ -52,6 +61,7 @@ def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, r
     """Start `argv` on a new PTY of `cols` x `rows` in `cwd` with exactly `env`."""
     if not argv or not isinstance(argv[0], str) or not argv[0]:
         raise SpawnError("empty command")
+    check_spawn_text(argv, cwd, env)
     if cwd is not None and not os.path.isdir(cwd):
         raise SpawnError(f"no such directory: {cwd}")
     executable = resolve_command(argv[0], env, cwd)
@@ -61,6 +71,44 @@ def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, r
     else:
         from . import pty_posix as impl
     return impl.spawn(executable, list(argv), cwd=cwd, env=dict(env), cols=cols, rows=rows)
+
+
+def check_spawn_text(argv: list[str], cwd: str | None, env: dict[str, str]) -> None:
+    """Refuse what exec cannot pass on: text that does not encode to the OS's bytes (a lone
+    surrogate from a JSON client), a NUL character, an environment name with '=' in it."""
+    for index, arg in enumerate(argv):
+        _check_text(arg, "the command" if index == 0 else f"argument {index}", strict=True)
+    if cwd is not None:
+        _check_text(cwd, "the working directory", strict=True)
+    # The environment comes from the host's own: undecodable bytes there arrive as
+    # surrogate escapes, which exec turns back into the same bytes, so only fsencode decides.
+    for key, value in env.items():
+        _check_text(key, f"environment variable name {_shown(key)}", strict=False)
+        if not key or "=" in key:
+            raise SpawnError(f"environment variable name {_shown(key)} is empty or contains '='")
+        _check_text(value, f"environment variable {_shown(key)}", strict=False)
+
+
+def _check_text(value: object, what: str, *, strict: bool) -> None:
+    if not isinstance(value, str):
+        raise SpawnError(f"{what} must be a string, not {type(value).__name__}")
+    if "\0" in value:
+        raise SpawnError(f"{what} contains a NUL character (at position {value.index(chr(0))}); "
+                         "remove it: the OS cannot pass NUL in a command line or environment")
+    try:
+        if strict:  # text from a client: JSON text with a surrogate in it is not text
+            value.encode("utf-8")
+        os.fsencode(value)
+    except UnicodeEncodeError as exc:
+        bad = value[exc.start]
+        kind = "lone surrogate" if "\ud800" <= bad <= "\udfff" else "unencodable character"
+        raise SpawnError(f"{what} is not valid text ({kind} U+{ord(bad):04X} at position {exc.start}); "
+                         "send it as proper Unicode (UTF-8) text") from None
+
+
+def _shown(text: str) -> str:
+    """A name for messages that is safe to encode even when it is the bad part."""
+    return ascii(text)
 
 
 def resolve_command(command: str, env: dict[str, str], cwd: str | None) -> str:

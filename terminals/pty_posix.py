@@ -1,13 +1,19 @@
-"""POSIX PTY sessions: ptyprocess forks and execs the child, this module owns everything after.
+"""POSIX PTY sessions: `pty_fork` forks and execs the child, this module owns everything after.
 
-ptyprocess gives us a correct fork/exec (session leader, controlling tty, exec errors reported
-to the parent, inherited fds closed). Reading, writing, reaping and killing are done here with
-plain syscalls because a tab needs guarantees ptyprocess does not give:
+Reading, writing, reaping and killing are done with plain syscalls because a tab needs
+guarantees a generic PTY library does not give:
 
 - `read()` returns b"" once the child is gone even if a background grandchild still holds the
   PTY open (it would otherwise block forever), and returns at once when `kill()` is called.
-- `kill()` may run while another thread is blocked in `read()`/`write()`: the fd is closed only
-  when the last of them has left, so a recycled fd number is never read by mistake.
+  An idle tab costs no wake-ups: the child's pidfd is polled along with the PTY (elsewhere,
+  a look every 0.25 s).
+- `write()` never blocks past its timeout: the master is non-blocking and a child that stops
+  reading gets a partial write, reported as such (flow control, never silent loss).
+- `wait_exit()` blocks until the child really exited (a child that closed its stdio but runs
+  on is still running), woken by a pidfd/kqueue or by `kill()`; it reaps the child.
+- `kill()` ends every process of the child's session (see `session`), may run while another
+  thread is blocked in `read()`/`write()`: the fd is closed only when the last of them has
+  left, so a recycled fd number is never read by mistake.
 - Reaping happens only through `waitpid(WNOHANG)` under one lock, so any thread may ask.
 """
 
@@ -17,64 +23,56 @@ import errno
 import fcntl
 import os
 import select
-import signal
 import struct
 import sys
 import termios
 import threading
 import time
 
-from .pty import SpawnError
+from . import session
+from .pty_fork import fork_exec
 
 # How long to wait, between polls, before checking whether a silent child has exited.
 _IDLE_CHECK_S = 0.25
-# Grace between SIGHUP and SIGKILL in kill().
-_KILL_GRACE_S = 0.5
-# Signals Python (or a host thread) may have ignored or blocked; a shell expects defaults.
-_RESET_SIGNALS = tuple(
-    getattr(signal, name)
-    for name in ("SIGPIPE", "SIGXFSZ", "SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGCHLD", "SIGHUP")
-    if hasattr(signal, name)
-)
-
-
-def _child_preexec() -> None:
-    """In the forked child, before exec: default signal dispositions and an empty signal mask."""
-    for sig in _RESET_SIGNALS:
-        try:
-            signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+# Grace between SIGHUP/SIGTERM and SIGKILL in kill().
+_KILL_GRACE_S = 1.0
+# The longest line a canonical-mode (line-editing) tty takes whole: Linux keeps 4096 bytes
+# per line including the newline; beyond it, characters are dropped.
+_LINUX_MAX_LINE = 4095
 
 
 def spawn(executable: str, argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, rows: int) -> "PosixPty":
-    import ptyprocess  # lazy: only hosts that actually open a tab pay for it
+    pid, fd = fork_exec(executable, argv, cwd=cwd, env=env, cols=cols, rows=rows)
+    return PosixPty(pid, fd)
 
-    args = [executable, *argv[1:]]
+
+def _open_pidfd(pid: int) -> int | None:
+    if not hasattr(os, "pidfd_open"):
+        return None
     try:
-        proc = ptyprocess.PtyProcess.spawn(
-            args, cwd=cwd, env=env, dimensions=(rows, cols), preexec_fn=_child_preexec
-        )
-    except FileNotFoundError as exc:
-        raise SpawnError(f"command not found: {argv[0]} ({exc})") from None
+        return os.pidfd_open(pid)
+    except OSError:  # an old kernel, or a sandbox that forbids it: poll instead
+        return None
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
     except PermissionError:
-        raise SpawnError(f"permission denied: {argv[0]}") from None
-    except OSError as exc:
-        raise SpawnError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    return PosixPty(proc)
+        return True
+    return True
 
 
 class PosixPty:
     """A child on a PTY master fd. See the module docstring for the threading contract."""
 
-    def __init__(self, proc: object) -> None:
-        # Keep ptyprocess's object alive: its fileobj owns the fd, and its __del__ would kill the
-        # child and close the fd behind our back if it were collected.
-        self._proc = proc
-        self.pid: int = proc.pid  # type: ignore[attr-defined]
-        self._fd: int = proc.fd  # type: ignore[attr-defined]
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self._fd = fd
+        os.set_blocking(fd, False)  # writes wait in poll() with a timeout, never in write()
+        self._pidfd = _open_pidfd(pid)  # readable once the child exits (Linux 5.3+)
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
@@ -93,12 +91,16 @@ class PosixPty:
         try:
             child_gone = False
             while True:
-                readable = self._wait_readable(0.0 if child_gone else _IDLE_CHECK_S)
+                # With a pidfd the child's exit wakes this poll; without one, look every 0.25 s.
+                idle = None if self._pidfd is not None else _IDLE_CHECK_S
+                readable = self._wait(select.POLLIN | select.POLLPRI, 0.0 if child_gone else idle)
                 if self._closing:
                     return b""
                 if readable:
                     try:
                         data = os.read(self._fd, max_bytes)
+                    except BlockingIOError:
+                        continue  # woken without data after all
                     except OSError as exc:
                         if exc.errno in (errno.EIO, errno.EBADF, errno.ENXIO):
                             return b""  # Linux: all slave ends closed
@@ -110,19 +112,50 @@ class PosixPty:
         finally:
             self._leave()
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, timeout: float | None = None) -> int:
+        """Write `data`, waiting while the child does not take it; returns the bytes written:
+        all of them unless `timeout` s passed first. OSError once the terminal is closed."""
         if not self._enter():
             raise OSError(errno.EBADF, "the terminal is closed")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        view = memoryview(data)
+        done = 0
         try:
-            view = memoryview(data)
-            while view:
+            while done < len(data):
                 try:
-                    written = os.write(self._fd, view)
-                except InterruptedError:
+                    done += os.write(self._fd, view[done:])
                     continue
-                view = view[written:]
+                except (BlockingIOError, InterruptedError):
+                    pass
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                self._wait(select.POLLOUT, _IDLE_CHECK_S if left is None else min(left, _IDLE_CHECK_S))
+                if self._closing:
+                    raise OSError(errno.EBADF, "the terminal is closed")
+            return done
         finally:
             self._leave()
+
+    def line_limit(self) -> int | None:
+        """The longest input line the child's tty takes whole right now, or None when the
+        child reads raw input (no canonical line editing), where no such limit applies."""
+        if not self._enter():
+            return None
+        try:
+            lflag = termios.tcgetattr(self._fd)[3]  # on a master: the slave side's modes
+        except (termios.error, OSError):
+            return None
+        finally:
+            self._leave()
+        if not lflag & termios.ICANON:
+            return None
+        if sys.platform.startswith("linux"):
+            return _LINUX_MAX_LINE
+        try:
+            return max(1, os.fpathconf(self._fd, "PC_MAX_CANON") - 1)
+        except (OSError, ValueError):
+            return 255
 
     def resize(self, cols: int, rows: int) -> None:
         if not self._enter():
@@ -167,18 +200,21 @@ class PosixPty:
         if close_now:
             self._close_fds()
 
-    def _wait_readable(self, timeout: float) -> bool:
-        """True if the PTY has data (or hung up); False on timeout or a kill() wake-up."""
-        fds = [self._fd, self._wake_r]
+    def _wait(self, events: int, timeout: float | None) -> bool:
+        """True if the PTY is ready for `events` (or hung up); False on timeout, a kill(), or
+        (when reading, with a pidfd) the child's exit."""
         if sys.platform != "darwin" and hasattr(select, "poll"):
             poller = select.poll()
-            for fd in fds:
-                poller.register(fd, select.POLLIN | select.POLLPRI)
-            events = poller.poll(timeout * 1000.0)
-            ready = {fd for fd, _ in events}
+            poller.register(self._fd, events)
+            poller.register(self._wake_r, select.POLLIN)
+            if self._pidfd is not None and events & select.POLLIN:
+                poller.register(self._pidfd, select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(None if timeout is None else timeout * 1000.0)}
         else:  # macOS poll() is unreliable on tty devices; select() is not
-            ready_list, _, _ = select.select(fds, [], [], timeout)
-            ready = set(ready_list)
+            reading = bool(events & (select.POLLIN | select.POLLPRI))
+            readable, writable, _ = select.select([self._fd, self._wake_r] if reading else [self._wake_r],
+                                                  [] if reading else [self._fd], [], timeout)
+            ready = set(readable) | set(writable)
         if self._wake_r in ready:
             return False
         return self._fd in ready
@@ -210,35 +246,33 @@ class PosixPty:
         return self._reap()
 
     def wait(self, timeout: float | None = None) -> int | None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pause = 0.001
-        while True:
-            code = self._reap()
-            if code is not None:
-                return code
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                pause = min(pause, left)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+        """The exit code once the child exited (reaped), or None if it still runs after
+        `timeout` s or `kill()` interrupted the wait. Sleeps in a pidfd/kqueue, not a loop."""
+        if not self._enter():
+            return self._reap()
+        try:
+            session.wait_exit(self.pid, lambda: self._reap() is not None, self._wake_r, timeout)
+        finally:
+            self._leave()
+        return self._reap()
 
     def kill(self) -> None:
+        """End every process of the child's session (hangup and terminate, a grace period,
+        then SIGKILL), reap the child and close the PTY. Idempotent."""
         with self._lock:
             if self._killed:
                 return
             self._killed = True
-        if self.is_alive():
-            self._signal(signal.SIGHUP)
-            self._signal(signal.SIGCONT)  # a stopped job would never act on the hangup
-            if self.wait(_KILL_GRACE_S) is None:
-                self._signal(signal.SIGKILL)
-                self.wait(5.0)
+        if self._reap() is None or not _exists(self.pid):
+            session.end_session(self.pid, lambda: self._reap() is not None, _KILL_GRACE_S)
+        # else: our child is reaped and its pid belongs to a new process. A pid stays reserved
+        # while any process still has it as session id, so the tab's session is gone and the
+        # processes with that session id now are someone else's: leave them alone.
+        self._reap()
         with self._lock:
             self._closing = True
             if not self._closed:
-                try:  # wake a reader blocked in poll(); under the lock, so the pipe is still ours
+                try:  # wake threads blocked in poll(); under the lock, so the pipe is still ours
                     os.write(self._wake_w, b"x")
                 except OSError:
                     pass
@@ -248,24 +282,10 @@ class PosixPty:
         if close_now:
             self._close_fds()
 
-    def _signal(self, sig: int) -> None:
-        # The child is a session and process-group leader (setsid in pty.fork): hit the group
-        # too, so a pipeline or background job started in the tab goes with it.
-        for send in (lambda: os.killpg(self.pid, sig), lambda: os.kill(self.pid, sig)):
-            try:
-                send()
-            except (ProcessLookupError, PermissionError):
-                pass
-
     def _close_fds(self) -> None:
-        proc = self._proc
-        try:
-            proc.fileobj.close()  # type: ignore[attr-defined]  # closes the master fd
-        except OSError:
-            pass
-        proc.closed = True  # type: ignore[attr-defined]  # so its __del__ does nothing
-        proc.fd = -1  # type: ignore[attr-defined]
-        for fd in (self._wake_r, self._wake_w):
+        for fd in (self._fd, self._wake_r, self._wake_w, self._pidfd):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:

@@ -49,10 +49,14 @@ class WindowsPty:
             time.sleep(_POLL_S)
         return b""
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, timeout: float | None = None) -> int:
         if self._closed.is_set():
             raise OSError("the terminal is closed")
         self._proc.write(data.decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        return len(data)
+
+    def line_limit(self) -> int | None:
+        return None  # ConPTY input is not cut by a POSIX line discipline
 
     def resize(self, cols: int, rows: int) -> None:
         self._proc.setwinsize(rows, cols)  # type: ignore[attr-defined]

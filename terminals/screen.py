@@ -18,6 +18,7 @@ from typing import Union
 import avt
 
 from .sequences import ModeScanner
+from .vt_limits import RepeatClamp
 
 Color = Union[int, tuple[int, int, int]]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
@@ -26,6 +27,9 @@ HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 ti
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
 # kept as plain text (~1/20 of the memory), which is what reading them back needs.
 STYLED_HISTORY = 1000
+# pyavt returns every line a feed pushes out of the scrollback at once (~24 bytes per cell):
+# a feed is cut after enough REPs to push out about this many lines (see vt_limits).
+EVICT_BUDGET = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,7 @@ class Screen:
         self._cols, self._rows = cols, rows
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._modes = ModeScanner()
+        self._repeats = RepeatClamp()
         self._dirty: set[int] = set(range(rows))
         self._history = 0
         self._history_checked = 0.0
@@ -107,20 +112,25 @@ class Screen:
     def feed(self, data: bytes) -> bytes:
         """Feed child output; returns the replies to device queries, to write back."""
         text = self._decoder.decode(data)
+        text, repeats = self._repeats.clamp(text, self._cols, self._rows)
         if not text:
             return b""
-        queries = self._modes.scan(text)
-        if not queries:
+        queries = {query.end: query.kind for query in self._modes.scan(text)}
+        per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
+        if not queries and len(repeats) <= per_feed:
             self._feed_text(text)
             return b""
         replies = []
         start = 0
-        for query in queries:  # feed up to each query so DSR reports the cursor at that point
-            self._feed_text(text[start:query.end])
-            start = query.end
-            if query.kind == "da1":
+        # Feed up to each query so DSR reports the cursor at that point, and in pieces of at
+        # most `per_feed` REPs so the lines they push out stay bounded.
+        for cut in sorted(set(queries) | set(repeats[per_feed - 1::per_feed])):
+            self._feed_text(text[start:cut])
+            start = cut
+            kind = queries.get(cut)
+            if kind == "da1":
                 replies.append(DA1_REPLY)
-            else:
+            elif kind is not None:
                 row, col = self._vt.cursor.row, self._vt.cursor.col
                 replies.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])

@@ -1,4 +1,5 @@
-"""The few control sequences the screen must see besides pyavt: title, modes, device queries.
+"""The few control sequences the screen must see besides pyavt: title, modes, device queries
+and the full reset (RIS) that clears those modes.
 
 pyavt renders the grid but does not report the window title (OSC 0/2), bracketed-paste mode
 (DECSET 2004), which buffer is active, or answer device queries (DA1, DSR 6n). `ModeScanner`
@@ -17,6 +18,7 @@ _PATTERN = re.compile(
     r"|\x1b\[\?(?P<modes>[0-9;]+)(?P<hl>[hl])"
     r"|\x1b\[(?P<da>0?)c"
     r"|\x1b\[(?P<dsr>6)n"
+    r"|(?P<ris>\x1bc)"
 )
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 
@@ -55,6 +57,8 @@ class ModeScanner:
                         self.bracketed_paste = on
                     elif mode in ("47", "1047", "1049"):
                         self.alt_screen = on
+            elif match.group("ris") is not None:  # full reset: pyavt resets its side too
+                self.bracketed_paste = self.alt_screen = False
             elif match.end() > shift:  # a query whose last byte arrived now
                 queries.append(Query("da1" if match.group("da") is not None else "dsr", match.end() - shift))
         self._tail = _unfinished_tail(joined, consumed)

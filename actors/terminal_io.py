@@ -1,0 +1,164 @@
+"""The three threads that serve a tab, run under the host's supervisor.
+
+A reader does blocking PTY reads and feeds the screen under the actor's lock, so output never
+waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
+to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
+sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
+at most ~60 `ScreenChanged` events per second.
+
+Each runs through `supervisor.thread`: one that raises is logged once and started again -- the
+reader on the same PTY, so the tab keeps working. If one keeps failing, the supervisor gives up
+and the tab is marked failed (see `TerminalActor.thread_gave_up`); `restart` clears that.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any
+
+import pykka
+
+from ..terminals.pty import PtyProcess
+from .events import ScreenChanged
+from .terminal_writes import WriteTicket
+
+FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
+WRITE_CHUNK = 16384  # the writer looks at cancellation between chunks
+WRITE_POLL = 0.25  # seconds one chunk may wait for the child before cancellation is checked
+REPLY_TIMEOUT = 1.0  # a device-status reply the child does not take within 1 s is dropped
+
+
+class TerminalThreads:
+    """Mixed into `TerminalActor`: the thread bodies and how they are started."""
+
+    _lock: threading.Lock
+    _screen: Any
+    _generation: int
+    _stopping: threading.Event
+    _dirty: threading.Event
+    _writes: "queue.Queue[tuple[int, bytes, WriteTicket] | None]"
+
+    def _thread_name(self, part: str) -> str:
+        return f"tab:{self.spec.tab_id}.{part}"  # type: ignore[attr-defined]
+
+    def _supervise(self, part: str, target: Any, *args: Any) -> None:
+        self._supervisor.thread(  # type: ignore[attr-defined]
+            self._thread_name(part), target, *args, restart=True,
+            on_give_up=lambda reason, part=part: self._gave_up(part, reason))
+
+    def _gave_up(self, part: str, reason: str) -> None:
+        # On the failing thread: the actor records it in its own mailbox.
+        try:
+            self.actor_ref.tell(_GaveUp(part, reason))  # type: ignore[attr-defined]
+        except pykka.ActorDeadError:
+            pass
+
+    # -- reader ----------------------------------------------------------------------------
+
+    def _read_loop(self, pty: PtyProcess, generation: int) -> None:
+        while True:
+            try:
+                data = pty.read(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            with self._lock:
+                if generation != self._generation:
+                    return
+                replies = self._screen.feed(data)
+                self._bytes_read += len(data)  # type: ignore[attr-defined]
+                self._last_output = time.monotonic()  # type: ignore[attr-defined]
+            if replies:  # device-status answers go straight back, ahead of queued input
+                self._safe_write(pty, replies, REPLY_TIMEOUT)
+            self._dirty.set()
+        # The PTY is drained or closed, but a child that closed its stdio may run on: the tab
+        # is running until the process exits (woken by its pidfd, or by kill()).
+        code = pty.wait()
+        if not self._stopping.is_set() and code is not None:
+            try:
+                self.actor_ref.tell(_ChildExited(generation, code))  # type: ignore[attr-defined]
+            except pykka.ActorDeadError:
+                pass
+
+    # -- notifier --------------------------------------------------------------------------
+
+    def _notify_loop(self) -> None:
+        while True:
+            self._dirty.wait()
+            if self._stopping.is_set():
+                return
+            self._dirty.clear()
+            with self._lock:
+                if self._watched:  # type: ignore[attr-defined]
+                    update = self._screen.take_update()
+                else:  # styling rows is most of the cost of a busy tab: skip it unseen
+                    self._screen.take_dirty()
+                    update = None
+            spec = self.spec  # type: ignore[attr-defined]
+            self._bus.publish(ScreenChanged(spec.tab_id, spec.name, update))  # type: ignore[attr-defined]
+            time.sleep(FRAME_INTERVAL)
+
+    # -- writer ----------------------------------------------------------------------------
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._writes.get()
+            if item is None:
+                return
+            generation, data, ticket = item
+            try:
+                self._write_one(generation, data, ticket)
+            except BaseException as exc:
+                ticket.finish(f"the tab's writer failed: {type(exc).__name__}: {exc}")
+                raise  # the supervisor logs it and starts the writer again
+
+    def _write_one(self, generation: int, data: bytes, ticket: WriteTicket) -> None:
+        pty = self._pty  # type: ignore[attr-defined]
+        if pty is None or generation != self._generation:
+            ticket.finish("the tab was restarted before this input was written")
+            return
+        view = memoryview(data)
+        while ticket.written < len(data):
+            if ticket.cancelled or self._stopping.is_set():
+                ticket.finish("cancelled")
+                return
+            chunk = view[ticket.written:ticket.written + WRITE_CHUNK]
+            try:
+                ticket.progress(pty.write(chunk, WRITE_POLL))
+            except OSError as exc:
+                ticket.finish(f"the tab's child is gone ({exc.strerror or exc})")
+                return
+        ticket.finish()
+
+    def _fail_queued_writes(self, reason: str) -> None:
+        while True:
+            try:
+                item = self._writes.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                item[2].finish(reason)
+
+    @staticmethod
+    def _safe_write(pty: PtyProcess, data: bytes, timeout: float | None = None) -> None:
+        try:
+            pty.write(data, timeout)
+        except OSError:
+            pass  # the child is gone; the reader reports the exit
+
+
+class _ChildExited:
+    __slots__ = ("generation", "code")
+
+    def __init__(self, generation: int, code: int | None) -> None:
+        self.generation, self.code = generation, code
+
+
+class _GaveUp:
+    __slots__ = ("part", "reason")
+
+    def __init__(self, part: str, reason: str) -> None:
+        self.part, self.reason = part, reason
