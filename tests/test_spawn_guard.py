@@ -15,12 +15,15 @@ import pytest
 from conftest import BASH_TAB
 from term_helpers import raw_request
 
+# The IPC layer refuses a frame holding a lone surrogate before any op sees it; the spawn
+# guard behind it (for callers inside the host) is checked directly by SPAWN_SNIPPET below.
+SURROGATE_REFUSED = "lone surrogate"
 BAD_FRAMES = {
     # JSON-escaped, as a raw client can send them; the CLI itself cannot produce these.
     "surrogate-arg": (rb'{"id":"x","op":"terminal.new","args":{"name":"bad","command":["echo","ok","\ud800"]}}',
-                      "argument 2 is not valid text (lone surrogate"),
+                      SURROGATE_REFUSED),
     "surrogate-cmd": (rb'{"id":"x","op":"terminal.new","args":{"name":"bad","command":["ec\udfffho"]}}',
-                      "not valid text"),
+                      SURROGATE_REFUSED),
     "nul-arg": (rb'{"id":"x","op":"terminal.new","args":{"name":"bad","command":["echo","a\u0000b"]}}',
                 "argument 1 contains a NUL character"),
 }
@@ -75,10 +78,11 @@ SPAWN_SNIPPET = r"""
 import sys
 from tikitaka.terminals.pty import SpawnError, spawn
 env = {"PATH": "/usr/bin:/bin", "BAD": "x\ud800y"}
-for kwargs in ({"cwd": "/tmp/\ud800"}, {"cwd": None, "env": env}):
+for argv, kwargs in ((["true"], {"cwd": "/tmp/\ud800"}), (["true"], {"cwd": None, "env": env}),
+                     (["echo", "ok", "\ud800"], {"cwd": None})):
     kwargs.setdefault("env", {"PATH": "/usr/bin:/bin"})
     try:
-        spawn(["true"], cols=80, rows=24, **kwargs)
+        spawn(argv, cols=80, rows=24, **kwargs)
     except SpawnError as exc:
         print("refused:", exc)
     else:
@@ -87,10 +91,11 @@ sys.exit(0)
 """
 
 
-def test_bad_cwd_and_environment_are_refused_before_fork():
+def test_bad_argv_cwd_and_environment_are_refused_before_fork():
     # In a subprocess: on code without the check, the fork would run a copy of the caller.
     result = subprocess.run([sys.executable, "-c", SPAWN_SNIPPET], capture_output=True, text=True, timeout=20)
-    assert result.stdout.count("refused:") == 2 and "spawned" not in result.stdout, (result.stdout, result.stderr)
+    assert result.stdout.count("refused:") == 3 and "spawned" not in result.stdout, (result.stdout, result.stderr)
+    assert "argument 2 is not valid text (lone surrogate U+D800" in result.stdout
     assert "the working directory is not valid text (lone surrogate U+D800" in result.stdout
     assert "environment variable 'BAD' is not valid text (lone surrogate" in result.stdout
 
