@@ -27,14 +27,14 @@ from ..protocol import paths
 from ..protocol.settings import Settings, SettingsError, parse_settings
 from .event_log import EventLog
 from .events import EventBus
-from .ipc_server import Handler, IpcServerActor
+from .ipc.server import Handler, IpcServerActor
 from .supervisor import ActorSlot, Supervisor
-from .workspace import WorkspaceActor, WorkspaceState
-from .workspace_file import TabEntry, default_shell, load_workspace
+from .tabs.workspace import WorkspaceActor, WorkspaceState
+from .tabs.workspace_file import TabEntry, default_shell, load_workspace
 
 # Optional parts, each a module with `register(host)`; a module that is not there is skipped.
-EXTENSIONS = ("tikitaka.actors.reactor_ops", "tikitaka.actors.peer_ops")
-CORE_OPS = ("tikitaka.actors.host_ops", "tikitaka.actors.terminal_ops")
+EXTENSIONS = ("tikitaka.actors.reactor_ops", "tikitaka.actors.peers.wiring")
+CORE_OPS = ("tikitaka.actors.ipc.handlers.host", "tikitaka.actors.ipc.handlers.tabs")
 
 
 class HostError(RuntimeError):
@@ -146,14 +146,14 @@ class Host:
             self.stop()
             if isinstance(exc, HostError):
                 raise
-            from .endpoint import EndpointError
+            from .ipc.endpoint import EndpointError
 
             if isinstance(exc, EndpointError):
                 raise HostError(str(exc)) from None
             raise
 
     def _start(self) -> None:
-        from .endpoint import prepare
+        from .ipc.endpoint import prepare
 
         prepare(self.socket_path)  # refuse early, before any tab is spawned
         entries, self.workspace_path = resolve_workspace(self.options.workspace)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from .backend_choice import BackendChoice
 from .errors import BadArguments, TikiError
-from .ipc_server import OpContext
+from .ipc.server import OpContext
 from .reactor import CoordinatorLink, ReactorActor
 from .reactor_events import FINAL, RunEvent
 

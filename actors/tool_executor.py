@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pykka
 
 from ..protocol.toolcall import Action
-from . import typing as keyboard
+from .tabs import keyboard
 from .errors import TikiError
 from .reactor_events import ConsentNeeded
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..actors import endpoint
+from ..actors.ipc import endpoint
 from ..protocol import ipc, paths
 
 BUSY_PATIENCE = 10.0  # seconds of retrying a busy host before giving up (exit 4)

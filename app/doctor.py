@@ -37,7 +37,7 @@ def check_socket() -> Check:
     path = paths.socket_path()
     directory = path.parent
     if path.exists():
-        from ..actors.endpoint import is_live
+        from ..actors.ipc.endpoint import is_live
 
         if is_live(path):
             return ("ok", "socket", f"a host is running on {path}")

@@ -30,7 +30,7 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     from agent_helpers import AgentHost
     from fake_ollama import Reply
-    from tikitaka.actors import peer_ops
+    from tikitaka.actors.peers import wiring as peer_ops
     from tikitaka.actors.reactor_events import ToolEnd, ToolStart
 
     agent = AgentHost(work, '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n')

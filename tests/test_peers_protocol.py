@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tikitaka.actors.bot import header_template
+from tikitaka.actors.peers.bot import header_template
 from tikitaka.protocol.done import unwrap_done
 from tikitaka.protocol.handshake import (CONNECTED, HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack,
                                          render_header)

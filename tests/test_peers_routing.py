@@ -9,8 +9,8 @@ import pytest
 from agent_helpers import AgentHost
 from conftest import wait_until
 from fake_ollama import Reply
-from tikitaka.actors import peer_ops
-from tikitaka.actors.bot import PeerNote
+from tikitaka.actors.peers import wiring as peer_ops
+from tikitaka.actors.peers.bot import PeerNote
 from tikitaka.actors.events import BotChat
 from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd, ToolStart
 

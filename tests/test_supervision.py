@@ -8,7 +8,7 @@ import pykka
 
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors import peer_ops
+from tikitaka.actors.peers import wiring as peer_ops
 from tikitaka.actors.events import BotChat
 from tikitaka.actors.reactor_events import RunDone, RunError
 
@@ -42,7 +42,7 @@ def restarted(slot, old_ref) -> bool:
 
 def test_workspace_failure_restarts_it_with_every_tab(agent, monkeypatch):
     a = agent()
-    from tikitaka.actors.workspace import WorkspaceActor
+    from tikitaka.actors.tabs.workspace import WorkspaceActor
 
     inject(monkeypatch, WorkspaceActor)
     before = a.host.workspace.names().get(timeout=5)
@@ -71,7 +71,7 @@ def test_peers_failure_restarts_the_bot_and_keeps_its_handshakes(agent, monkeypa
     peer_ops.register(a.host)
     bot = a.host.service("bot")
     assert bot.prepare_send("Claude", "hello").get(timeout=5).startswith("[tikitaka]")
-    from tikitaka.actors.bot import BotActor
+    from tikitaka.actors.peers.bot import BotActor
 
     inject(monkeypatch, BotActor)
     slot = a.host._services["bot"]

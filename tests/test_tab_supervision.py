@@ -83,7 +83,7 @@ def test_a_reader_that_keeps_failing_marks_the_tab_failed_until_restart(host, in
 
 
 def test_a_writer_failure_fails_the_waiting_send_and_the_next_send_works(host, in_tiki_env, monkeypatch):
-    from tikitaka.actors import terminal_io
+    from tikitaka.actors.tabs import terminal_io
 
     write_one = terminal_io.TerminalThreads._write_one
     failures = []

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..protocol.done import unwrap_done
-from .errors import BadArguments, TikiError
-from .events import BotChat
-from .ipc_server import OpContext
+from ....protocol.done import unwrap_done
+from ...errors import BadArguments, TikiError
+from ...events import BotChat
+from ..server import OpContext
 
 MAX_MESSAGE = 64 * 1024
 

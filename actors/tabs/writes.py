@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 
-from ..protocol import ipc
-from .errors import TikiError
+from ...protocol import ipc
+from ..errors import TikiError
 
 
 class WriteTicket:

@@ -20,10 +20,10 @@ from typing import Any
 
 import pykka
 
-from ..protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
-from ..protocol.settings import PeerSettings
-from .events import BotChat, TabsChanged
-from .supervisor import SupervisedActor
+from ...protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
+from ...protocol.settings import PeerSettings
+from ..events import BotChat, TabsChanged
+from ..supervisor import SupervisedActor
 
 ASK = 10.0
 

@@ -27,12 +27,12 @@ from typing import Any, Callable
 
 import pykka
 
-from ..protocol import ipc
+from ...protocol import ipc
 from .endpoint import listen
-from .errors import TikiError
-from .ipc_conn import Acceptor, send_quietly
-from .ipc_context import OpContext
-from .peer_identity import Peer
+from ..errors import TikiError
+from .connection import Acceptor, send_quietly
+from .context import OpContext
+from .identity import Peer
 
 MAX_HANDLERS = 128  # requests being answered at once (one thread each)
 MAX_LONG = 112  # of which long ones: the rest is kept for quick requests

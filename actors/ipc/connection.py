@@ -27,8 +27,8 @@ import socket
 import time
 from typing import Any, Callable
 
-from ..protocol import ipc
-from .peer_identity import peer_of
+from ...protocol import ipc
+from .identity import peer_of
 
 REQUEST_DEADLINE = 5.0  # seconds from accept to a complete request line
 DRAIN_TIME = 1.0  # how long an answered bad client may keep sending before it is closed

@@ -20,12 +20,12 @@ from typing import Any
 
 import pykka
 
-from ..protocol.settings import TerminalSettings
-from ..terminals.env import new_tab_token
-from .errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
-from .event_log import EventLog
-from .events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
-from .supervisor import ActorSlot, SupervisedActor, Supervisor
+from ...protocol.settings import TerminalSettings
+from ...terminals.env import new_tab_token
+from ..errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
+from ..event_log import EventLog
+from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
+from ..supervisor import ActorSlot, SupervisedActor, Supervisor
 from .terminal import TabSpec, TerminalActor
 from .workspace_file import TabEntry, default_role, default_shell, save_workspace
 

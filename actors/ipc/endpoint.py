@@ -26,7 +26,7 @@ import stat
 import sys
 from pathlib import Path
 
-from ..protocol import ipc, paths
+from ...protocol import ipc, paths
 
 # sizeof(sockaddr_un.sun_path) minus the terminating NUL
 MAX_UNIX_PATH = 103 if sys.platform == "darwin" or "bsd" in sys.platform else 107

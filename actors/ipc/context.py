@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .peer_identity import Peer
+from .identity import Peer
 
 LOOKUP_TIMEOUT = 5.0
 _HUP_APART = sys.platform.startswith("linux")  # POLLHUP means both directions are closed

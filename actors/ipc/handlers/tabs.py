@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import typing as keyboard
-from .errors import BadArguments
-from .ipc_server import OpContext
+from ...tabs import keyboard
+from ...errors import BadArguments
+from ..server import OpContext
 
 ASK = 10.0
 MAX_READ_LINES = 10_000
@@ -100,7 +100,7 @@ def key(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     keys = args.get("keys")
     if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
         raise BadArguments("'keys' must be a non-empty list of key names")
-    from ..terminals.keys import UnknownKey, key_bytes
+    from ....terminals.keys import UnknownKey, key_bytes
 
     for name in keys:  # check them all before sending any, so a typo sends nothing
         try:

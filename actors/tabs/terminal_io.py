@@ -20,9 +20,9 @@ from typing import Any
 
 import pykka
 
-from ..terminals.pty import PtyProcess
-from .events import ScreenChanged
-from .terminal_writes import WriteTicket
+from ...terminals.pty import PtyProcess
+from ..events import ScreenChanged
+from .writes import WriteTicket
 
 FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
 WRITE_CHUNK = 16384  # the writer looks at cancellation between chunks

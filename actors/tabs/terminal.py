@@ -19,16 +19,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol.settings import TerminalSettings
-from ..terminals import keys as keymap
-from ..terminals.env import child_env
-from ..terminals.pty import PtyProcess, SpawnError, spawn
-from ..terminals.screen import Screen
-from .errors import SpawnFailed, TabNotRunning
-from .events import ActorFailed, EventBus, TabExited
-from .supervisor import SupervisedActor, Supervisor
+from ...protocol.settings import TerminalSettings
+from ...terminals import keys as keymap
+from ...terminals.env import child_env
+from ...terminals.pty import PtyProcess, SpawnError, spawn
+from ...terminals.screen import Screen
+from ..errors import SpawnFailed, TabNotRunning
+from ..events import ActorFailed, EventBus, TabExited
+from ..supervisor import SupervisedActor, Supervisor
 from .terminal_io import TerminalThreads, _ChildExited, _GaveUp
-from .terminal_writes import TabFailed, WriteTicket
+from .writes import TabFailed, WriteTicket
 
 BUSY_WINDOW = 1.5  # a tab with output in the last 1.5 s is "busy"
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"

@@ -17,8 +17,8 @@ import re
 import time
 from typing import Any, Callable
 
-from .errors import TikiError, WaitTimeout
-from .terminal_writes import LineTooLong, SendIncomplete
+from ..errors import TikiError, WaitTimeout
+from .writes import LineTooLong, SendIncomplete
 
 ASK_TIMEOUT = 5.0
 POLL = 0.005

@@ -24,7 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from .errors import TikiError
+from ..errors import TikiError
 
 # Commands that are AI CLIs: their tabs are peers (they get the handshake, need no consent).
 KNOWN_AI_CLIS = frozenset(
