@@ -91,6 +91,24 @@ class BotChat:
     time: float = field(default_factory=time.time)
 
 
+@dataclass(frozen=True)
+class PeerStateChanged:
+    """A peer tab's handshake state changed (for the TUI's tab badge)."""
+
+    name: str
+    state: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PeerNote:
+    """Something the user should see about a peer message (rate cap, not routed)."""
+
+    sender: str
+    text: str
+    note: str
+
+
 class EventBus:
     """Thread-safe fan-out of events to subscribers. A failing subscriber is dropped from
     nothing and hurts nobody: its exception is swallowed so one bad UI hook cannot kill an actor."""

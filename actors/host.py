@@ -12,7 +12,6 @@ kept, so a restarted actor is the one callers reach.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import sysconfig
@@ -23,18 +22,36 @@ from typing import Any
 
 import pykka
 
-from ..protocol import paths
+from ..protocol import ops, paths
 from ..protocol.settings import Settings, SettingsError, parse_settings
+from . import reactor_ops
 from .event_log import EventLog
 from .events import EventBus
+from .ipc.handlers import host as host_handlers
+from .ipc.handlers import tabs as tab_handlers
 from .ipc.server import Handler, IpcServerActor
+from .peers import wiring as peers
 from .supervisor import ActorSlot, Supervisor
 from .tabs.workspace import WorkspaceActor, WorkspaceState
 from .tabs.workspace_file import TabEntry, default_shell, load_workspace
 
-# Optional parts, each a module with `register(host)`; a module that is not there is skipped.
-EXTENSIONS = ("tikitaka.actors.reactor_ops", "tikitaka.actors.peers.wiring")
-CORE_OPS = ("tikitaka.actors.ipc.handlers.host", "tikitaka.actors.ipc.handlers.tabs")
+
+def handler_table() -> dict[str, tuple[ops.Op, Handler]]:
+    """Every op of `protocol.ops` with its one handler. Raises at import time when an op has
+    no handler or two, so a wiring mistake can never silently drop a group of commands."""
+    table: dict[str, tuple[ops.Op, Handler]] = {}
+    for module in (tab_handlers, host_handlers, reactor_ops):
+        for op, handler in module.HANDLERS.items():
+            if op.name in table:
+                raise RuntimeError(f"op {op.name} has two handlers ({module.__name__})")
+            table[op.name] = (op, handler)
+    missing = sorted(set(ops.OPS) - set(table))
+    if missing:
+        raise RuntimeError(f"ops without a handler: {', '.join(missing)}")
+    return table
+
+
+HANDLERS = handler_table()
 
 
 class HostError(RuntimeError):
@@ -52,7 +69,14 @@ class HostOptions:
     settings: Settings | None = None
     """Settings to use instead of reading config.toml (tests, embedding)."""
 
-    extensions: tuple[str, ...] = EXTENSIONS
+    coordinator: bool = True
+    """Run the coordinator (its ops answer "this host has no coordinator" otherwise)."""
+
+    backend_factory: Any = None
+    """Builds the coordinator's LLM backend; default: the configured backend (tests pass a fake's)."""
+
+    peers: bool = True
+    """Run the bot: peer handshakes and the routing of bot-chat messages to the coordinator."""
 
 
 def load_settings() -> Settings:
@@ -109,17 +133,13 @@ class Host:
         self.supervisor.register("event_log")
         self._workspace: ActorSlot | None = None
         self.workspace_path: Path | None = None
-        self._ops: dict[str, tuple[Handler, bool]] = {}
         self._services: dict[str, Any] = {}
         self._ipc: pykka.ActorRef[IpcServerActor] | None = None
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
         self._started = False
 
-    # -- extension points ------------------------------------------------------------------
-
-    def register_op(self, name: str, handler: Handler, streaming: bool = False) -> None:
-        self._ops[name] = (handler, streaming)
+    # -- services --------------------------------------------------------------------------
 
     def add_service(self, name: str, service: Any) -> None:
         """A service other parts look up by name: a plain object, or an `ActorSlot` whose
@@ -169,15 +189,11 @@ class Host:
             save_path=self.workspace_path,
         ))
         self.workspace.open_initial(entries).get(timeout=60)
-        for module_name in CORE_OPS + tuple(self.options.extensions):
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name == module_name:
-                    continue
-                raise
-            module.register(self)
-        self._ipc = IpcServerActor.start(self.socket_path, self._ops, self)
+        if self.options.coordinator:
+            reactor_ops.start(self, self.options.backend_factory)
+        if self.options.peers:
+            peers.start(self)  # after the coordinator: it wires the first-contact header into it
+        self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
     def request_stop(self) -> None:

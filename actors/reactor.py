@@ -34,8 +34,8 @@ from .reactor_events import (Correction, Generating, RunDone, RunError, RunEvent
                              ToolEnd, ToolStart)
 from .tool_executor import Consent, PeerInbox, SendFilter, ToolExecutor
 from .transcript import Transcript
+from ..protocol.limits import ASK
 
-ASK = 10.0
 
 
 def system_prompt() -> str:

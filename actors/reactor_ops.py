@@ -1,6 +1,6 @@
-"""Wiring the reactor into a host: choosing the backend, the service, and the IPC ops
-`agent.ask` (streams progress events, then the answer), `agent.status`, `agent.cancel`,
-`agent.reset`."""
+"""Wiring the coordinator into a host (`start`: the backend choice, the supervised actor and
+its session) and its IPC handlers: `agent.ask` (streams progress events, then the answer),
+`agent.status`, `agent.cancel`, `agent.reset`."""
 
 from __future__ import annotations
 
@@ -8,17 +8,19 @@ import queue
 import threading
 from typing import Any, Callable
 
+from ..protocol import ops
 from .backend_choice import BackendChoice
 from .errors import BadArguments, TikiError
 from .ipc.server import OpContext
 from .reactor import CoordinatorLink, ReactorActor
 from .reactor_events import FINAL, RunEvent
+from ..protocol.limits import ASK
 
-ASK = 10.0
 ALIVE_EVERY = 1.0  # seconds between liveness probes of a silent `agent.ask` stream
 
 
-def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> None:
+def start(host: Any, backend_factory: Callable[[], Any] | None = None) -> None:
+    """The coordinator service ("reactor") and its backend ("backend") on `host`."""
     factory = backend_factory or BackendChoice(host)
     if isinstance(factory, BackendChoice) and factory.backend_name == "auto":
         threading.Thread(target=factory.decide, name="tiki-backend-probe", daemon=True).start()
@@ -26,10 +28,15 @@ def register(host: Any, backend_factory: Callable[[], Any] | None = None) -> Non
     slot = host.supervisor.actor("coordinator", lambda: ReactorActor.start(host, factory, link))
     host.add_service("reactor", slot)
     host.add_service("backend", factory)
-    host.register_op("agent.ask", ask, streaming=True)
-    host.register_op("agent.status", status)
-    host.register_op("agent.cancel", lambda ctx, args: {"cancelled": _reactor(ctx).cancel(args.get("run_id")).get(timeout=ASK)})
-    host.register_op("agent.reset", lambda ctx, args: (_reactor(ctx).reset().get(timeout=ASK), {"reset": True})[1])
+
+
+def cancel(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"cancelled": _reactor(ctx).cancel(args.get("run_id")).get(timeout=ASK)}
+
+
+def reset(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    _reactor(ctx).reset().get(timeout=ASK)
+    return {"reset": True}
 
 
 def _reactor(ctx: OpContext) -> Any:
@@ -40,12 +47,10 @@ def _reactor(ctx: OpContext) -> Any:
 
 
 def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    prompt = args.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise BadArguments("'prompt' must be a non-empty string")
+    prompt = args["prompt"]
+    if not prompt.strip():
+        raise BadArguments("'prompt' must not be blank")
     allow_shell = args.get("allow_shell", False)
-    if not isinstance(allow_shell, bool):
-        raise BadArguments("'allow_shell' must be true or false")
     reactor = _reactor(ctx)
     events: queue.Queue[RunEvent] = queue.Queue()
     unsubscribe = ctx.host.bus.subscribe(lambda e: events.put(e) if isinstance(e, RunEvent) else None)
@@ -88,3 +93,6 @@ def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "peers": peers,
         "health": host.supervisor.health(),
     }
+
+
+HANDLERS = {ops.AGENT_ASK: ask, ops.AGENT_STATUS: status, ops.AGENT_CANCEL: cancel, ops.AGENT_RESET: reset}

@@ -18,8 +18,8 @@ from ..protocol.toolcall import Action
 from .tabs import keyboard
 from .errors import TikiError
 from .reactor_events import ConsentNeeded
+from ..protocol.limits import ASK
 
-ASK = 10.0
 CONSENT_TIMEOUT = 300.0
 
 SendFilter = Callable[[str, str, str], str]  # (tab name, role, text) -> text to type

@@ -24,7 +24,6 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     import pykka
 
-    from tikitaka.actors import reactor_ops
     from tikitaka.actors.embedded import EmbeddedBackend, LlamaTransport
     from tikitaka.actors.host import Host, HostOptions
     from tikitaka.actors.reactor_events import FINAL
@@ -35,11 +34,11 @@ def main() -> None:
     reactor = ReactorSettings(backend="embedded", max_turns=opts.turns, num_ctx=4096)
     ws = work / "ws.toml"
     ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
-    host = Host(HostOptions(workspace=ws, settings=Settings(reactor=reactor), extensions=()))
-    host.start()
     transport = LlamaTransport(gguf, n_ctx=4096)
     stats = transport.history
-    reactor_ops.register(host, backend_factory=lambda: EmbeddedBackend(reactor, transport))
+    host = Host(HostOptions(workspace=ws, settings=Settings(reactor=reactor), peers=False,
+                            backend_factory=lambda: EmbeddedBackend(reactor, transport)))
+    host.start()
     events: queue.Queue = queue.Queue()
     host.bus.subscribe(events.put)
     try:

@@ -9,30 +9,34 @@ from typing import Any
 import pykka
 
 from fake_ollama import FakeOllama
-from tikitaka.actors import reactor_ops
 from tikitaka.actors.host import Host, HostOptions
 from tikitaka.actors.llm_backend import OllamaBackend
 from tikitaka.actors.reactor_events import FINAL, RunEvent
-from tikitaka.protocol.settings import ReactorSettings, Settings
+from tikitaka.protocol.settings import PeerSettings, ReactorSettings, Settings
 
 
 class AgentHost:
-    def __init__(self, tmp_path: Path, workspace: str, **reactor: Any) -> None:
+    """`peers`: also run the bot (handshakes, routing), with these peer settings if a dict."""
+
+    def __init__(self, tmp_path: Path, workspace: str, peers: bool | dict[str, Any] = False, **reactor: Any) -> None:
         self.fake = FakeOllama()
         self.sleeps: list[float] = []
-        settings = Settings(reactor=ReactorSettings(**{"backend": "ollama", "ollama_host": self.fake.url, **reactor}))
+        settings = Settings(reactor=ReactorSettings(**{"backend": "ollama", "ollama_host": self.fake.url, **reactor}),
+                            peers=PeerSettings(**(peers if isinstance(peers, dict) else {})))
         path = tmp_path / "workspace.toml"
         path.write_text(workspace)
-        self.host = Host(HostOptions(workspace=path, settings=settings, extensions=()))
-        self.host.start()
-        self.events: queue.Queue[Any] = queue.Queue()
-        self.host.bus.subscribe(self.events.put)
 
         def record_sleep(seconds: float, cancel: Any) -> None:
             self.sleeps.append(seconds)
 
-        reactor_ops.register(self.host, backend_factory=lambda: OllamaBackend(settings.reactor, sleep=record_sleep))
+        self.host = Host(HostOptions(
+            workspace=path, settings=settings, peers=bool(peers) or peers == {},
+            backend_factory=lambda: OllamaBackend(settings.reactor, sleep=record_sleep)))
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.host.bus.subscribe(self.events.put)  # before start: no event is missed
+        self.host.start()
         self.reactor = self.host.service("reactor")
+        self.bot = self.host.service("bot")
 
     def run(self, prompt: str, timeout: float = 60, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Submit and collect this run's events until its final one."""

@@ -34,7 +34,6 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
         monkeypatch.setenv(key, value)
     import pykka
 
-    from tikitaka.actors import reactor_ops
     from tikitaka.actors.embedded import embedded_backend
     from tikitaka.actors.host import Host, HostOptions
     from tikitaka.protocol.settings import ReactorSettings, Settings
@@ -43,9 +42,9 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
                               allow_shell=False)
     workspace = tmp_path / "ws.toml"
     workspace.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
-    host = Host(HostOptions(workspace=workspace, settings=Settings(reactor=reactor), extensions=()))
+    host = Host(HostOptions(workspace=workspace, settings=Settings(reactor=reactor), peers=False,
+                            backend_factory=lambda: embedded_backend(reactor)))
     host.start()
-    reactor_ops.register(host, backend_factory=lambda: embedded_backend(reactor))
     yield host
     host.stop()
     pykka.ActorRegistry.stop_all()

@@ -55,7 +55,7 @@ def host_for(in_tiki_env, tmp_path):
     def start(workspace_toml: str):
         path = tmp_path / "workspace.toml"
         path.write_text(workspace_toml)
-        host = Host(HostOptions(workspace=path, extensions=()))
+        host = Host(HostOptions(workspace=path, coordinator=False, peers=False))
         host.start()
         hosts.append(host)
         return host

@@ -20,7 +20,7 @@ from tikitaka.protocol.settings import Settings
 def host(tmp_path, in_tiki_env):
     path = tmp_path / "workspace.toml"
     path.write_text(BASH_TAB)
-    host = Host(HostOptions(workspace=path, settings=Settings(), extensions=()))
+    host = Host(HostOptions(workspace=path, settings=Settings(), coordinator=False, peers=False))
     host.supervisor._stream = io.StringIO()  # the host log, where a failure's one line goes
     host.start()
     yield host

@@ -9,8 +9,7 @@ import pytest
 from agent_helpers import AgentHost
 from conftest import wait_until
 from fake_ollama import Reply
-from tikitaka.actors.peers import wiring as peer_ops
-from tikitaka.actors.peers.bot import PeerNote
+from tikitaka.actors.events import PeerNote
 from tikitaka.actors.events import BotChat
 from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd, ToolStart
 
@@ -24,12 +23,7 @@ def agent(tmp_path, tiki_env, monkeypatch):
     made = []
 
     def make(**peers):
-        a = AgentHost(tmp_path, PEER)
-        if peers:
-            a.host.settings = a.host.settings.model_copy(
-                update={"peers": a.host.settings.peers.model_copy(update=peers)})
-        peer_ops.register(a.host)
-        a.bot = a.host.service("bot")
+        a = AgentHost(tmp_path, PEER, peers=peers)
         made.append(a)
         return a
 

@@ -8,7 +8,6 @@ import pykka
 
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors.peers import wiring as peer_ops
 from tikitaka.actors.events import BotChat
 from tikitaka.actors.reactor_events import RunDone, RunError
 
@@ -67,8 +66,7 @@ def _try(call):
 
 
 def test_peers_failure_restarts_the_bot_and_keeps_its_handshakes(agent, monkeypatch):
-    a = agent(PEER)
-    peer_ops.register(a.host)
+    a = agent(PEER, peers=True)
     bot = a.host.service("bot")
     assert bot.prepare_send("Claude", "hello").get(timeout=5).startswith("[tikitaka]")
     from tikitaka.actors.peers.bot import BotActor

@@ -18,7 +18,7 @@ def host(in_tiki_env, tmp_path):
 
     workspace = tmp_path / "workspace.toml"
     workspace.write_text(BASH_TAB)
-    host = Host(HostOptions(workspace=workspace, extensions=()))
+    host = Host(HostOptions(workspace=workspace, coordinator=False, peers=False))
     host.start()
     yield host
     host.stop()

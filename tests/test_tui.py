@@ -61,7 +61,7 @@ async def test_tab_switching_by_key_and_number(tmp_path):
 
 
 async def test_mode_cycling_skips_ai_without_a_coordinator(tmp_path):
-    app = make_app(tmp_path, BASH, extensions=())
+    app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             panel = app.query_one(AgentPanel)

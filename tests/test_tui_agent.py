@@ -86,7 +86,7 @@ def isolated(in_tiki_env):
 
 
 async def test_panel_position_and_theme_persist(tmp_path, isolated):
-    app = make_app(tmp_path, BASH_TAB, extensions=())
+    app = make_app(tmp_path, BASH_TAB, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             assert app.ui["panel"] == "right"
@@ -97,7 +97,7 @@ async def test_panel_position_and_theme_persist(tmp_path, isolated):
     finally:
         stop(app)
     assert settings_store.load() == {"panel": "bottom", "theme": "nord"}
-    again = make_app(tmp_path, BASH_TAB, extensions=())
+    again = make_app(tmp_path, BASH_TAB, bare=True)
     try:
         async with again.run_test(size=(120, 40)) as pilot:
             assert again.query_one("#main").has_class("panel-bottom")

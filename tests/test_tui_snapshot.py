@@ -21,7 +21,7 @@ def isolated(in_tiki_env):
 
 
 def test_main_screen_snapshot(snap_compare, tmp_path):
-    app = make_app(tmp_path, FIXED, extensions=())
+    app = make_app(tmp_path, FIXED, bare=True)
 
     async def settle(pilot):
         await until(pilot, lambda: "truecolor" in screen_text(app), what="demo output")

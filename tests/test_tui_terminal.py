@@ -42,7 +42,7 @@ def view_lines(app) -> list[str]:
 
 async def test_ctrl_alt_function_and_arrow_keys_reach_the_child(tmp_path):
     log = tmp_path / "reads.jsonl"
-    app = make_app(tmp_path, logger_tab(log), extensions=())
+    app = make_app(tmp_path, logger_tab(log), bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
@@ -66,7 +66,7 @@ async def test_ctrl_alt_function_and_arrow_keys_reach_the_child(tmp_path):
 
 async def test_reserved_keys_are_not_forwarded(tmp_path):
     log = tmp_path / "reads.jsonl"
-    app = make_app(tmp_path, logger_tab(log) + BASH, extensions=())
+    app = make_app(tmp_path, logger_tab(log) + BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
@@ -83,8 +83,7 @@ async def test_reserved_keys_are_not_forwarded(tmp_path):
 
 async def test_paste_is_bracketed_only_when_the_child_asked(tmp_path):
     plain, bracketed = tmp_path / "plain.jsonl", tmp_path / "bracketed.jsonl"
-    app = make_app(tmp_path, logger_tab(plain, "plain") + logger_tab(bracketed, "br", "--bracketed"),
-                   extensions=())
+    app = make_app(tmp_path, logger_tab(plain, "plain") + logger_tab(bracketed, "br", "--bracketed"), bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             view = app.query_one(TerminalView)
@@ -100,7 +99,7 @@ async def test_paste_is_bracketed_only_when_the_child_asked(tmp_path):
 
 
 async def test_shift_pageup_and_the_wheel_scroll_back_through_history(tmp_path):
-    app = make_app(tmp_path, BASH, extensions=())
+    app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: screen_text(app).strip(), what="prompt")
@@ -132,7 +131,7 @@ async def test_shift_pageup_and_the_wheel_scroll_back_through_history(tmp_path):
 
 async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
     ws = '[[tab]]\nname = "quick"\ncommand = ["bash", "-c", "echo last-words; exit 3"]\n'
-    app = make_app(tmp_path, ws, extensions=())
+    app = make_app(tmp_path, ws, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             bar = app.query_one(TabBar)
@@ -146,7 +145,7 @@ async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
 
 
 async def test_quit_asks_while_tabs_run_and_ctrl_q_does_not_quit(tmp_path):
-    app = make_app(tmp_path, BASH, extensions=())
+    app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: app.tabs and app.tabs[0].running, what="tab running")
@@ -166,7 +165,7 @@ async def test_quit_asks_while_tabs_run_and_ctrl_q_does_not_quit(tmp_path):
 
 async def test_command_palette_switches_tabs_and_its_quit_asks(tmp_path):
     py = '[[tab]]\nname = "py"\ncommand = ["python3", "-q"]\n'
-    app = make_app(tmp_path, BASH + py, extensions=())
+    app = make_app(tmp_path, BASH + py, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: len(app.tabs) == 2, what="tabs")
@@ -192,7 +191,7 @@ async def test_command_palette_switches_tabs_and_its_quit_asks(tmp_path):
 
 async def test_the_app_keeps_running_under_a_dialog_while_tabs_print(tmp_path):
     ws = '[[tab]]\nname = "busy"\ncommand = ["bash", "-c", "for i in $(seq 1 100000); do echo tick-$i; sleep 0.01; done"]\n'
-    app = make_app(tmp_path, ws, extensions=())
+    app = make_app(tmp_path, ws, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "tick-" in screen_text(app), what="output")

@@ -14,10 +14,11 @@ from tikitaka.app.tui.main import TikiApp
 from tikitaka.app.tui.terminal_view import TerminalView
 
 
-def make_app(tmp_path: Path, workspace: str, extensions: tuple[str, ...] | None = None) -> TikiApp:
+def make_app(tmp_path: Path, workspace: str, bare: bool = False) -> TikiApp:
+    """The app on a host of `workspace`; `bare`: without the coordinator and the bot."""
     path = tmp_path / "tui-workspace.toml"
     path.write_text(workspace)
-    options = HostOptions(workspace=path) if extensions is None else HostOptions(workspace=path, extensions=extensions)
+    options = HostOptions(workspace=path, coordinator=not bare, peers=not bare)
     host = Host(options)
     host.start()
     return TikiApp(host)

@@ -27,16 +27,16 @@ from typing import Any, Callable
 
 import pykka
 
-from ...protocol import ipc
-from .endpoint import listen
+from ...protocol import ipc, ops
+from ...protocol.schema import SchemaError, check
 from ..errors import TikiError
+from .endpoint import listen
 from .connection import Acceptor, send_quietly
 from .context import OpContext
 from .identity import Peer
 
 MAX_HANDLERS = 128  # requests being answered at once (one thread each)
-MAX_LONG = 112  # of which long ones: the rest is kept for quick requests
-LONG_OPS = frozenset({"terminal.wait"})  # besides streaming ops, these may take minutes
+MAX_LONG = 112  # of which long ones (`Op.long`: waits, streams): the rest is kept for quick requests
 SEND_TIMEOUT = 60.0  # a client that stops reading its reply for this long is dropped
 
 Handler = Callable[[OpContext, dict[str, Any]], Any]
@@ -66,7 +66,7 @@ class _Slots:
 
 
 class IpcServerActor(pykka.ThreadingActor):
-    def __init__(self, path: Path, handlers: dict[str, tuple[Handler, bool]], host: Any) -> None:
+    def __init__(self, path: Path, handlers: dict[str, tuple[ops.Op, Handler]], host: Any) -> None:
         super().__init__()
         self.path = path
         self._handlers = handlers
@@ -111,8 +111,8 @@ class IpcServerActor(pykka.ThreadingActor):
                                                f"unknown op {ipc.clip(request.op, 80)!r}; known ops: {known}"))
             conn.close()
             return
-        handler, streaming = entry
-        long = streaming or request.op in LONG_OPS
+        op, handler = entry
+        long = op.long
         if not self._slots.take(long):
             what = "long requests (waits, asks)" if long else "requests"
             send_quietly(conn, ipc.error_frame(request.id, ipc.BUSY, f"host is busy: too many open {what}; "
@@ -120,7 +120,7 @@ class IpcServerActor(pykka.ThreadingActor):
             conn.close()
             return
         try:
-            self._supervisor.task("ipc.connection", self._serve, conn, request, handler, peer, long)
+            self._supervisor.task("ipc.connection", self._serve, conn, request, op, handler, peer)
         except BaseException:  # no thread to be had (RuntimeError): answer busy, keep the slot count right
             self._slots.give(long)
             send_quietly(conn, ipc.error_frame(request.id, ipc.BUSY, "host is busy: no thread available; "
@@ -130,28 +130,34 @@ class IpcServerActor(pykka.ThreadingActor):
 
     # -- on a task thread: answer one request ----------------------------------------------
 
-    def _serve(self, conn: socket.socket, request: ipc.Request, handler: Handler, peer: Peer | None,
-               long: bool) -> None:
+    def _serve(self, conn: socket.socket, request: ipc.Request, op: ops.Op, handler: Handler,
+               peer: Peer | None) -> None:
         after_reply: list[Callable[[], None]] = []
         try:
             conn.setblocking(True)
             conn.settimeout(SEND_TIMEOUT)
 
             def emit(event: dict[str, Any]) -> None:
+                if not op.streaming:  # only streaming ops promise their clients events
+                    raise RuntimeError(f"{op.name} is not a streaming op")
                 conn.sendall(ipc.event_frame(request.id, event))
 
             ctx = OpContext(self._host, request.token, emit, request.id, after_reply, peer=peer, conn=conn)
             try:
-                conn.sendall(self._answer(ctx, request, handler))
+                conn.sendall(self._answer(ctx, request, op, handler))
             except OSError:
                 pass  # the client hung up before its answer; nothing to tell anyone
         finally:
             conn.close()
-            self._slots.give(long)
+            self._slots.give(op.long)
             for callback in after_reply:
                 callback()
 
-    def _answer(self, ctx: OpContext, request: ipc.Request, handler: Handler) -> bytes:
+    def _answer(self, ctx: OpContext, request: ipc.Request, op: ops.Op, handler: Handler) -> bytes:
+        try:
+            check(op.args, request.args)
+        except SchemaError as exc:
+            return ipc.error_frame(request.id, ipc.BAD_REQUEST, f"bad arguments for {op.name}: {exc}")
         try:
             result = handler(ctx, request.args)
             return ipc.ok_frame(request.id, result)

@@ -22,28 +22,10 @@ import pykka
 
 from ...protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
 from ...protocol.settings import PeerSettings
-from ..events import BotChat, TabsChanged
+from ..events import BotChat, PeerNote, PeerStateChanged, TabsChanged
 from ..supervisor import SupervisedActor
+from ...protocol.limits import ASK
 
-ASK = 10.0
-
-
-@dataclass(frozen=True)
-class PeerStateChanged:
-    """A peer tab's handshake state changed (for the TUI's tab badge)."""
-
-    name: str
-    state: str
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class PeerNote:
-    """Something the user should see about a peer message (rate cap, not routed)."""
-
-    sender: str
-    text: str
-    note: str
 
 
 @dataclass
@@ -195,4 +177,4 @@ class BotActor(SupervisedActor):
         return True
 
 
-__all__ = ["BotActor", "PeerStateChanged", "PeerNote", "NOT_CONNECTED", "HANDSHAKE_SENT"]
+__all__ = ["BotActor", "PeerBook", "NOT_CONNECTED", "HANDSHAKE_SENT"]

@@ -1,5 +1,6 @@
-"""Wiring the bot into a host: the service, the reactor's send filter (first-contact header)
-and reset hook, and the `peer.states` op."""
+"""Wiring the bot into a host: the service, its handshake timer, and the coordinator's send
+filter (the first-contact header) and reset hook. (`tiki status` shows the peers through the
+coordinator's status.)"""
 
 from __future__ import annotations
 
@@ -9,15 +10,14 @@ from typing import Any
 import pykka
 
 from .bot import BotActor, PeerBook
+from ...protocol.limits import ASK
 
-ASK = 10.0
 
 
-def register(host: Any) -> None:
+def start(host: Any) -> None:
     book = PeerBook(host.settings.peers.ack_timeout)  # outlives a restarted bot actor
     host.add_service("bot", host.supervisor.actor("peers", lambda: BotActor.start(host, host.settings.peers, book)))
     host.supervisor.thread("peers.timer", _expire_handshakes, host)
-    host.register_op("peer.states", lambda ctx, args: {"peers": host.service("bot").states().get(timeout=ASK)})
     reactor = host.service("reactor")
     if reactor is None:
         return

@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from ..errors import TikiError, WaitTimeout
 from .writes import LineTooLong, SendIncomplete
+from ...protocol.limits import ASK
 
-ASK_TIMEOUT = 5.0
 POLL = 0.005
 ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output
 NO_ECHO_WAIT = 0.3  # a child that does not echo at all gets Enter after this long
@@ -33,7 +33,7 @@ class WaitAbandoned(TikiError):
 
 
 def _counter(terminal: Any) -> int:
-    return terminal.output_counter().get(timeout=ASK_TIMEOUT)
+    return terminal.output_counter().get(timeout=ASK)
 
 
 def wait_for_settle(terminal: Any, before: int, *, quiet: float = ECHO_QUIET, no_echo: float = NO_ECHO_WAIT) -> int:
@@ -59,7 +59,7 @@ def send_text(terminal: Any, text: str, *, enter: bool = True, name: str = "?",
     """Type `text` (then Enter); `changed` says whether the child reacted at all, `written`
     how many bytes the tab took (all of them, or this raises)."""
     deadline = time.monotonic() + timeout
-    limit = terminal.line_limit().get(timeout=ASK_TIMEOUT)
+    limit = terminal.line_limit().get(timeout=ASK)
     if limit is not None:
         longest = max(len(line.encode("utf-8")) for line in _LINE_BREAK.split(text))
         if longest > limit:
@@ -67,11 +67,11 @@ def send_text(terminal: Any, text: str, *, enter: bool = True, name: str = "?",
     before = _counter(terminal)
     written = 0
     if text:
-        written += _confirm(terminal.paste(text).get(timeout=ASK_TIMEOUT), name, deadline, timeout)
+        written += _confirm(terminal.paste(text).get(timeout=ASK), name, deadline, timeout)
     if not enter:
         return {"ok": True, "changed": _wait_change(terminal, before), "written": written}
     settled = wait_for_settle(terminal, before) if text else before
-    written += _confirm(terminal.write(b"\r").get(timeout=ASK_TIMEOUT), name, deadline, timeout)
+    written += _confirm(terminal.write(b"\r").get(timeout=ASK), name, deadline, timeout)
     changed = settled != before or _wait_change(terminal, settled)
     return {"ok": True, "changed": changed, "written": written}
 
@@ -105,7 +105,7 @@ def wait_idle(terminal: Any, idle_ms: int, timeout_ms: int, gone: Callable[[], b
     while True:
         if gone is not None and gone():
             raise WaitAbandoned("the client hung up; wait abandoned")
-        age = terminal.last_output_age().get(timeout=ASK_TIMEOUT)
+        age = terminal.last_output_age().get(timeout=ASK)
         if age >= idle:
             return time.monotonic() - start
         now = time.monotonic()

@@ -28,9 +28,9 @@ from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
 from ..supervisor import ActorSlot, SupervisedActor, Supervisor
 from .terminal import TabSpec, TerminalActor
 from .workspace_file import TabEntry, default_role, default_shell, save_workspace
+from ...protocol.limits import ASK
 
 NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
-ASK_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ class WorkspaceActor(SupervisedActor):
         devices: dict[int | None, list[_Tab]] = {}
         for tab in self._tabs:
             try:
-                devices.setdefault(tab.ref.proxy().tty_device().get(timeout=ASK_TIMEOUT), []).append(tab)
+                devices.setdefault(tab.ref.proxy().tty_device().get(timeout=ASK), []).append(tab)
             except (pykka.ActorDeadError, pykka.Timeout):
                 continue
         tab = next((devices[tty][0] for tty in ttys if tty in devices), None)
@@ -203,7 +203,7 @@ class WorkspaceActor(SupervisedActor):
 
     def _terminal_status(self, tab: _Tab) -> dict[str, Any]:
         try:
-            return tab.ref.proxy().status().get(timeout=ASK_TIMEOUT)
+            return tab.ref.proxy().status().get(timeout=ASK)
         except (pykka.ActorDeadError, pykka.Timeout) as exc:
             # A dead terminal actor is a failed tab until the user restarts it.
             health = self._supervisor.health().get(f"tab:{tab.id}", {})
@@ -263,7 +263,7 @@ class WorkspaceActor(SupervisedActor):
             restart=False, on_give_up=gone,
         )
         try:
-            slot.proxy.start_child().get(timeout=ASK_TIMEOUT)
+            slot.proxy.start_child().get(timeout=ASK)
         except BaseException:
             slot.release()
             slot.ref.stop(block=False)
@@ -303,7 +303,7 @@ class WorkspaceActor(SupervisedActor):
         if previous != new:
             tab.former_names.append(previous)
         tab.name = new
-        tab.ref.proxy().set_name(new).get(timeout=ASK_TIMEOUT)
+        tab.ref.proxy().set_name(new).get(timeout=ASK)
         self._log.append("tab_renamed", tab=new, detail=f"was {previous}")
         self._save()
         self._publish()
@@ -318,7 +318,7 @@ class WorkspaceActor(SupervisedActor):
                            self._socket, self._bin_dir, dict(os.environ))
             tab.slot = self._start_terminal(spec)
         else:
-            tab.ref.proxy().restart().get(timeout=ASK_TIMEOUT)
+            tab.ref.proxy().restart().get(timeout=ASK)
         self._log.append("tab_restarted", tab=tab.name)
         self._publish()
         return self._info(tab)

@@ -24,13 +24,13 @@ from textual.widgets import Input, Label, RichLog
 from ...actors import reactor_events as rev
 from .keys import key_to_bytes
 from .messages import PanelNote
+from ...protocol.limits import ASK
 
 MODES = ("CHT", "KEY", "AI")
 CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
 # The pauses are minimums as the child sees them; scheduling jitter between our write and the
 # child's read (2 busy cores) can eat a few ms, so each pause gets a small margin on top.
 MARGIN = 0.02
-ASK = 5.0
 
 
 def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> None:

@@ -15,15 +15,15 @@ from textual.containers import Container
 from textual.widgets import Footer
 
 from ...actors import reactor_events as rev
-from ...actors.events import BotChat, ScreenChanged, TabExited, TabsChanged
+from ...actors.events import ActorFailed, BotChat, PeerNote, PeerStateChanged, ScreenChanged, TabExited, TabsChanged
 from . import settings_store
 from .agent_panel import AgentPanel
 from .dialogs import ConfirmScreen, ConsentScreen, HelpScreen, NewTabScreen, RenameScreen
 from .messages import ActorEvent, BackendChecked, PanelNote, TabOpened, TabsListed
 from .tab_bar import TabBar
 from .terminal_view import TerminalView
+from ...protocol.limits import ASK
 
-ASK = 10.0
 
 
 class TikiApp(App, inherit_bindings=False):
@@ -197,13 +197,14 @@ class TikiApp(App, inherit_bindings=False):
             self.ask_consent(event)
         elif isinstance(event, rev.RunEvent):
             panel.show_run_event(event)
-        elif type(event).__name__ == "PeerStateChanged":
+        elif isinstance(event, PeerStateChanged):
             self.tab_bar.set_handshake(event.name, event.state)
             if event.note:
                 panel.write(f"{event.name}: {event.note}", "yellow")
-        elif type(event).__name__ in ("PeerNote", "ActorFailed"):
-            panel.write(f"{getattr(event, 'sender', getattr(event, 'what', ''))}: "
-                        f"{getattr(event, 'note', getattr(event, 'error', ''))}", "yellow")
+        elif isinstance(event, PeerNote):
+            panel.write(f"{event.sender}: {event.note}", "yellow")
+        elif isinstance(event, ActorFailed):
+            panel.write(f"{event.what}: {event.error}", "yellow")
 
     def on_panel_note(self, message: PanelNote) -> None:
         self.panel.write(message.text, message.style)

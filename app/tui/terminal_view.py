@@ -22,8 +22,8 @@ from textual.widget import Widget
 from ...terminals.screen import CellStyle
 from .keys import key_to_bytes
 from .messages import HistoryReady, SnapshotReady
+from ...protocol.limits import ASK
 
-ASK = 5.0
 HISTORY_RECOUNT = 0.3  # a little over terminals.screen.HISTORY_REFRESH
 
 

@@ -1,48 +1,22 @@
-"""IPC ops on tabs: list, new, close, rename, restart, read, send, key, wait."""
+"""IPC handlers for tabs: list, new, close, rename, restart, read, send, key, wait.
+
+Arguments arrive checked against their schema in `protocol.ops` (types, bounds, no unknown
+keys); what is left here is what only the host can judge (a tab's name exists, a key name).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...tabs import keyboard
+from ....protocol import ops
+from ....protocol.limits import ASK
 from ...errors import BadArguments
-from ..server import OpContext
-
-ASK = 10.0
-MAX_READ_LINES = 10_000
-
-
-def register(host: Any) -> None:
-    for name, handler in {
-        "terminal.list": list_terminals,
-        "terminal.new": new,
-        "terminal.close": close,
-        "terminal.rename": rename,
-        "terminal.restart": restart,
-        "terminal.read": read,
-        "terminal.send": send,
-        "terminal.key": key,
-        "terminal.wait": wait,
-    }.items():
-        host.register_op(name, handler)
-
-
-def _str(args: dict[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value:
-        raise BadArguments(f"'{key}' must be a non-empty string")
-    return value
-
-
-def _int(args: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
-    value = args.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadArguments(f"'{key}' must be an integer from {low} to {high}")
-    return value
+from ...tabs import keyboard
+from ..context import OpContext
 
 
 def _handle(ctx: OpContext, args: dict[str, Any]) -> Any:
-    return ctx.host.workspace.get(_str(args, "name")).get(timeout=ASK)
+    return ctx.host.workspace.get(args["name"]).get(timeout=ASK)
 
 
 def list_terminals(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -52,15 +26,9 @@ def list_terminals(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def new(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     command = args.get("command")
-    if command is not None and (
-        not isinstance(command, list) or not command or not all(isinstance(p, str) for p in command)
-    ):
-        raise BadArguments("'command' must be a non-empty list of strings (argv)")
-    cwd = args.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise BadArguments("'cwd' must be a string")
-    role = args.get("role")
-    tab = ctx.host.workspace.create_tab(_str(args, "name"), command, cwd, role).get(timeout=ASK)
+    if command is not None and not command:
+        raise BadArguments("'command' must be a non-empty list of strings (argv), or null for the shell")
+    tab = ctx.host.workspace.create_tab(args["name"], command, args.get("cwd"), args.get("role")).get(timeout=ASK)
     return tab.to_json()
 
 
@@ -71,35 +39,27 @@ def close(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def rename(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    return ctx.host.workspace.rename_tab(_str(args, "name"), _str(args, "new_name")).get(timeout=ASK).to_json()
+    return ctx.host.workspace.rename_tab(args["name"], args["new_name"]).get(timeout=ASK).to_json()
 
 
 def restart(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    return ctx.host.workspace.restart_tab(_str(args, "name")).get(timeout=ASK).to_json()
+    return ctx.host.workspace.restart_tab(args["name"]).get(timeout=ASK).to_json()
 
 
 def read(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    lines = _int(args, "lines", 40, 1, MAX_READ_LINES)
-    return _handle(ctx, args).terminal.read_text(lines).get(timeout=ASK)
+    return _handle(ctx, args).terminal.read_text(args.get("lines", 40)).get(timeout=ASK)
 
 
 def send(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    text = args.get("text", "")
-    if not isinstance(text, str):
-        raise BadArguments("'text' must be a string")
-    enter = args.get("enter", True)
-    if not isinstance(enter, bool):
-        raise BadArguments("'enter' must be true or false")
-    timeout_ms = _int(args, "timeout_ms", round(keyboard.SEND_TIMEOUT * 1000), 1, 600_000)
+    text, enter = args["text"], args.get("enter", True)
+    timeout_ms = args.get("timeout_ms", round(keyboard.SEND_TIMEOUT * 1000))
     handle = _handle(ctx, args)
     result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000)
     return {"name": handle.name, **result}
 
 
 def key(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    keys = args.get("keys")
-    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
-        raise BadArguments("'keys' must be a non-empty list of key names")
+    keys = args["keys"]
     from ....terminals.keys import UnknownKey, key_bytes
 
     for name in keys:  # check them all before sending any, so a typo sends nothing
@@ -114,8 +74,14 @@ def key(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def wait(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    idle_ms = _int(args, "idle_ms", 1500, 1, 3_600_000)
-    timeout_ms = _int(args, "timeout_ms", 60_000, 1, 24 * 3_600_000)
+    idle_ms, timeout_ms = args.get("idle_ms", 1500), args.get("timeout_ms", 60_000)
     handle = _handle(ctx, args)
     waited = keyboard.wait_idle(handle.terminal, idle_ms, timeout_ms, gone=ctx.client_gone)
     return {"name": handle.name, "idle": True, "waited_ms": round(waited * 1000)}
+
+
+HANDLERS = {
+    ops.TERMINAL_LIST: list_terminals, ops.TERMINAL_NEW: new, ops.TERMINAL_CLOSE: close,
+    ops.TERMINAL_RENAME: rename, ops.TERMINAL_RESTART: restart, ops.TERMINAL_READ: read,
+    ops.TERMINAL_SEND: send, ops.TERMINAL_KEY: key, ops.TERMINAL_WAIT: wait,
+}

@@ -1,0 +1,249 @@
+"""Every IPC op, once: its name, its arguments, its reply, whether it streams, and who calls it.
+
+The command line builds its requests from these (`Op.args(...)` is a plain dict), the host
+checks every request's arguments against them (`protocol.schema.check`) before a handler
+runs, and `actors.host` wires exactly one handler to each. Adding an op is one entry here
+plus one handler; a misspelt op name in a handler table or a command is an AttributeError at
+import. TypedDicts cost the command line nothing (it already imports `typing`).
+
+Replies are documented the same way; the suite checks real replies against them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from .limits import MAX_CHAT_MESSAGE
+from .schema import Length, Range
+
+Name = Annotated[str, Length(min=1, max=200)]  # a tab name as the user typed it (checked by the workspace)
+Lines = Annotated[int, Range(1, 10_000)]
+Millis = Annotated[int, Range(1, 24 * 3_600_000)]
+
+
+class Op:
+    """One op. `long` ops (waits, streams) may hold their connection for minutes, so the
+    server keeps them from taking every slot; only `streaming` ops may send events."""
+
+    __slots__ = ("name", "args", "reply", "streaming", "long", "summary", "callers")
+
+    def __init__(self, name: str, args: type, reply: type, summary: str, *, callers: str,
+                 streaming: bool = False, long: bool = False) -> None:
+        self.name, self.args, self.reply, self.summary = name, args, reply, summary
+        self.streaming, self.long = streaming, long or streaming
+        self.callers = callers  # the command (or client) that sends it: see test_ops
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+
+class NoArgs(TypedDict):
+    pass
+
+
+# -- tabs ----------------------------------------------------------------------------------
+
+class TabRow(TypedDict):
+    id: int
+    name: str
+    command: list[str]
+    cwd: str
+    role: Literal["peer", "shell"]
+    running: bool
+    exit_code: int | None
+    activity: Literal["idle", "busy"]
+    active: bool
+    failed: str | None
+
+
+class TabList(TypedDict):
+    terminals: list[TabRow]
+
+
+class _TabNew(TypedDict):
+    name: Name
+
+
+class TabNew(_TabNew, total=False):
+    command: list[str] | None  # argv; default the user's shell
+    cwd: str | None
+    role: Literal["peer", "shell"]
+
+
+class TabName(TypedDict):
+    name: Name
+
+
+class TabRename(TypedDict):
+    name: Name
+    new_name: Name
+
+
+class Closed(TypedDict):
+    closed: str
+
+
+class _TabRead(TypedDict):
+    name: Name
+
+
+class TabRead(_TabRead, total=False):
+    lines: Lines
+
+
+class TabText(TypedDict):
+    name: str
+    lines: int
+    text: str
+    cursor: dict[str, int]
+    title: str
+    alt_screen: bool
+
+
+class _TabSend(TypedDict):
+    name: Name
+    text: str
+
+
+class TabSend(_TabSend, total=False):
+    enter: bool
+    timeout_ms: Annotated[int, Range(1, 600_000)]
+
+
+class Sent(TypedDict):
+    name: str
+    ok: bool
+    changed: bool
+    written: int
+
+
+class TabKeys(TypedDict):
+    name: Name
+    keys: Annotated[list[str], Length(min=1, max=100)]
+
+
+class KeysSent(TypedDict):
+    name: str
+    sent: list[str]
+
+
+class _TabWait(TypedDict):
+    name: Name
+
+
+class TabWait(_TabWait, total=False):
+    idle_ms: Annotated[int, Range(1, 3_600_000)]
+    timeout_ms: Millis
+
+
+class Waited(TypedDict):
+    name: str
+    idle: bool
+    waited_ms: int
+
+
+# -- the host --------------------------------------------------------------------------------
+
+class Pong(TypedDict):
+    pong: bool
+    pid: int
+
+
+class HostInfo(TypedDict):
+    pid: int
+    socket: str
+    workspace: str | None
+    tabs: int
+    connections: dict[str, int] | None
+    health: dict[str, dict[str, Any]]
+
+
+class Stopping(TypedDict):
+    stopping: bool
+
+
+class LogTail(TypedDict, total=False):
+    last: Annotated[int, Range(1)]
+
+
+class Events(TypedDict):
+    events: list[dict[str, Any]]
+
+
+class _Chat(TypedDict):
+    message: Annotated[str, Length(max=MAX_CHAT_MESSAGE)]
+
+
+# `from` is a Python keyword: the optional part is spelt the functional way.
+_ChatFrom = TypedDict("_ChatFrom", {"from": Annotated[str, Length(min=1, max=200)]}, total=False)
+
+
+class Chat(_Chat, _ChatFrom):
+    """A message, and the tab it claims to come from (required outside any tab)."""
+
+
+class Chatted(TypedDict):
+    accepted: bool
+    verified: bool
+    verified_by: Literal["pty", "token"] | None
+    text: str
+    note: str | None
+
+
+# -- the coordinator -----------------------------------------------------------------------
+
+class _Ask(TypedDict):
+    prompt: Annotated[str, Length(min=1)]
+
+
+class Ask(_Ask, total=False):
+    allow_shell: bool
+
+
+class RunCancel(TypedDict, total=False):
+    run_id: str | None
+
+
+class Cancelled(TypedDict):
+    cancelled: bool
+
+
+class ResetDone(TypedDict):
+    reset: bool
+
+
+ANY = dict  # replies whose shape lives with their producer (run events, status)
+
+TERMINAL_LIST = Op("terminal.list", NoArgs, TabList, "every tab", callers="tiki terminal-list")
+TERMINAL_NEW = Op("terminal.new", TabNew, TabRow, "open a tab", callers="tiki terminal-new")
+TERMINAL_CLOSE = Op("terminal.close", TabName, Closed, "close a tab, ending its processes",
+                    callers="tiki terminal-close")
+TERMINAL_RENAME = Op("terminal.rename", TabRename, TabRow, "rename a tab", callers="tiki terminal-rename")
+TERMINAL_RESTART = Op("terminal.restart", TabName, TabRow, "run a tab's command again",
+                      callers="tiki terminal-restart")
+TERMINAL_READ = Op("terminal.read", TabRead, TabText, "a tab's last lines as plain text",
+                   callers="tiki terminal-read")
+TERMINAL_SEND = Op("terminal.send", TabSend, Sent, "type text into a tab, then Enter", callers="tiki terminal-send")
+TERMINAL_KEY = Op("terminal.key", TabKeys, KeysSent, "press named keys in a tab", callers="tiki terminal-key")
+TERMINAL_WAIT = Op("terminal.wait", TabWait, Waited, "wait until a tab is quiet", callers="tiki terminal-wait",
+                   long=True)
+HOST_PING = Op("host.ping", NoArgs, Pong, "is a host there", callers="tiki doctor")
+HOST_INFO = Op("host.info", NoArgs, HostInfo, "the host's pid, socket, workspace, connections and health",
+               callers="tiki status")
+HOST_SHUTDOWN = Op("host.shutdown", NoArgs, Stopping, "stop the host and every tab", callers="tiki shutdown")
+LOG_TAIL = Op("log.tail", LogTail, Events, "the event log, oldest first", callers="tiki log")
+BOT_CHAT = Op("bot.chat", Chat, Chatted, "a message for the coordinator, from a peer or a person",
+              callers="tiki bot-chat")
+AGENT_ASK = Op("agent.ask", Ask, ANY, "run the coordinator; progress events, then the final one",
+               callers="tiki ask", streaming=True)
+AGENT_STATUS = Op("agent.status", NoArgs, ANY, "backend, model, coordinator state, peers, health",
+                  callers="tiki status")
+AGENT_CANCEL = Op("agent.cancel", RunCancel, Cancelled, "cancel the current (or a given) run",
+                  callers="tiki cancel")
+AGENT_RESET = Op("agent.reset", NoArgs, ResetDone, "a new coordinator session", callers="tiki reset")
+
+OPS: dict[str, Op] = {op.name: op for op in (
+    TERMINAL_LIST, TERMINAL_NEW, TERMINAL_CLOSE, TERMINAL_RENAME, TERMINAL_RESTART, TERMINAL_READ,
+    TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, HOST_PING, HOST_INFO, HOST_SHUTDOWN, LOG_TAIL, BOT_CHAT,
+    AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET,
+)}
