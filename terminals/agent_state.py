@@ -20,7 +20,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
-from .agent_state_rules import FALLBACK_KIND, AgentProfile, Region, Rule, RuleBook
+from .agent_state_model import FALLBACK_KIND, AgentProfile, Region, Rule
+from .agent_state_rules import RuleBook
 from .agent_state_signals import Notification
 
 SIGNAL_GRACE = 0.25  # a notification is current while the program printed nothing after it
@@ -69,8 +70,11 @@ class _View:
         self.facts = facts
         self.recent = recent
         self.recognised = recognised
-        self.rows = [row.rstrip() for row in facts.rows]
-        self.last = max((i for i, row in enumerate(self.rows) if row), default=-1)
+        self.rows = rows = [row.rstrip() for row in facts.rows]
+        last = len(rows) - 1
+        while last >= 0 and not rows[last]:
+            last -= 1
+        self.last = last  # the last row with text on it, -1 on a blank screen
         self._texts: dict[Region, str] = {}
         if facts.last_output_at is not None:
             self.quiet = facts.now - facts.last_output_at
@@ -137,7 +141,7 @@ def check(rule: Rule, view: _View) -> str | None:
     title = rule.title.search(facts.title) if rule.title else None
     if rule.title and title is None:
         return None
-    found = None
+    rows: list[str] = []
     if rule.match or rule.not_match:
         text = view.text(rule.region)
         if any(pattern.search(text) for pattern in rule.not_match):
@@ -146,8 +150,10 @@ def check(rule: Rule, view: _View) -> str | None:
             hit = pattern.search(text)
             if hit is None:
                 return None
-            found = found or (hit, text)
-    return _evidence(rule, view, _line(*found) if found else None, title is not None, signal)
+            row = _line(hit, text)
+            if row not in rows:
+                rows.append(row)
+    return _evidence(rule, view, rows, title is not None, signal)
 
 
 def _line(hit: re.Match[str], text: str) -> str:
@@ -157,10 +163,10 @@ def _line(hit: re.Match[str], text: str) -> str:
     return text[start: end if end >= 0 else len(text)]
 
 
-def _evidence(rule: Rule, view: _View, text: str | None, title: bool, signal: Notification | None) -> str:
+def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Notification | None) -> str:
     facts, parts = view.facts, []
-    if text is not None:
-        parts.append(f"{rule.region} shows {_clip(text.strip())!r}")
+    if rows:
+        parts.append(f"{rule.region} shows " + " … ".join(repr(_clip(row.strip())) for row in rows))
     if title:
         parts.append(f"title {_clip(facts.title.strip())!r}")
     if signal is not None:

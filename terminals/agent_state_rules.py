@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .agent_state_kind import identify, program_name
+from .agent_state_match import Matcher
+from .agent_state_model import FALLBACK_KIND, STATES, AgentProfile, AgentRulesError, Region, Rule
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-STATES = ("starting", "working", "waiting", "idle", "exited", "unknown")
-FALLBACK_KIND = "shell"  # the rules used when a tab's program is not a known agent
 AGENT_KEYS = {"name", "commands", "signature", "signature_title", "signature_region", "replace_rules"}
 # condition keys; a rule matches when every condition it names holds
 CONDITION_KEYS = {"region", "match", "not_match", "title", "cursor", "alt_screen", "blank", "exited",
@@ -39,59 +39,6 @@ CONDITION_KEYS = {"region", "match", "not_match", "title", "cursor", "alt_screen
 RULE_KEYS = {"name", "state", "description", "disabled", "before", "after"} | CONDITION_KEYS
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 _REGION = re.compile(r"(screen|cursor_line)\Z|(bottom|top|above_cursor):([1-9][0-9]*)\Z")
-
-
-class AgentRulesError(ValueError):
-    """A rules file that cannot be used; the message names the file, the rule and the fix."""
-
-
-@dataclass(frozen=True)
-class Region:
-    kind: str  # screen | bottom | top | above_cursor | cursor_line
-    rows: int = 0
-
-    def __str__(self) -> str:
-        return f"{self.kind}:{self.rows}" if self.rows else self.kind
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    state: str
-    source: str
-    region: Region = Region("screen")
-    match: tuple[re.Pattern[str], ...] = ()
-    not_match: tuple[re.Pattern[str], ...] = ()
-    title: re.Pattern[str] | None = None
-    cursor: bool | None = None  # True: visible, False: hidden
-    alt_screen: bool | None = None
-    blank: bool | None = None
-    exited: bool | None = None
-    notification: re.Pattern[str] | None = None
-    bell: bool | None = None
-    signal_within: float | None = None
-    quiet_for: float | None = None
-    output_within: float | None = None
-    started_within: float | None = None
-    recognised: bool | None = None  # has any screen/title/signal rule matched since the start?
-    description: str = ""
-
-    @property
-    def recognises(self) -> bool:
-        """A rule that matched on what the program showed, not only on time or modes."""
-        return bool(self.match or self.title or self.notification or self.bell)
-
-
-@dataclass(frozen=True)
-class AgentProfile:
-    kind: str
-    name: str
-    commands: tuple[str, ...]
-    signature: re.Pattern[str] | None
-    signature_title: re.Pattern[str] | None
-    signature_region: Region
-    rules: tuple[Rule, ...]
-    sources: tuple[str, ...]
 
 
 @dataclass
@@ -282,12 +229,12 @@ def _strings(value: Any, where: str, key: str) -> list[str]:
     return values
 
 
-def _regex(pattern: Any, where: str, key: str) -> re.Pattern[str] | None:
+def _regex(pattern: Any, where: str, key: str) -> Matcher | None:
     if pattern is None:
         return None
     _typed(pattern, str, where, key)
     try:
-        return re.compile(pattern, re.MULTILINE)  # ^ and $ are row boundaries
+        return Matcher(pattern, re.MULTILINE)  # ^ and $ are row boundaries
     except re.error as exc:
         raise AgentRulesError(f"{where}: {key} {pattern!r} is not a valid regex: {exc}") from None
 

@@ -120,3 +120,22 @@ def test_loaded_leniently_a_broken_user_file_keeps_the_bundled_rules_and_the_err
 ])
 def test_the_command_names_the_kind_through_wrappers(command: list[str], kind: str | None):
     assert load_rulebook(user=Path("/nonexistent")).identify(command) == kind
+
+
+def test_the_substring_pre_check_never_changes_what_a_regex_finds():
+    """Every bundled pattern on every captured screen: the pre-checked search agrees with `re`."""
+    from tikitaka.terminals.agent_state_match import Matcher
+    from test_agent_state import CAPTURES
+
+    rulebook = load_rulebook(user=Path("/nonexistent"))
+    patterns = [m for p in rulebook.profiles.values() for r in p.rules for m in (*r.match, *r.not_match, r.title, r.notification) if m]
+    patterns += [p.signature for p in rulebook.profiles.values() if p.signature]
+    texts = [load_capture(name)[0].text(60) for name in CAPTURES] + ["", "ABC (i:x)", "Do you want to go? ❯ 1. ok"]
+    skipped = 0
+    for matcher in patterns:
+        skipped += sum(1 for text in texts if matcher.needs and matcher.search(text) is None)
+        for text in texts:
+            assert bool(matcher.search(text)) == bool(matcher.pattern.search(text)), (matcher, text[:80])
+    assert skipped > len(patterns)  # and it does skip work
+    for source, text in (("(?i:abc)d", "ABCd"), ("(?i)xyz", "XYZ"), ("a(?:b|c)d", "acd"), ("(?:ab)?cd", "cd")):
+        assert Matcher(source).search(text), source

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import select
-import sys
 import termios
 import time
 import tty
