@@ -246,16 +246,21 @@ class AgentStateDetector:
         return verdict
 
     def profile_for(self, facts: ScreenFacts) -> AgentProfile:
-        """The kind named by the command, else the agent whose signature shows, else shell."""
+        """The kind named by the command, else the agent whose signature shows, else shell.
+
+        In a tab whose command is a shell, a title proves nothing (shells seldom reset the title
+        a program left behind), so only screen signatures count there; and an agent's last frame
+        stays on screen after it exits: the PTY's foreground command, when the caller passes it
+        as `facts.command`, is what tells them apart."""
         profiles = self.rulebook.profiles
         kind = self.rulebook.identify(facts.command)
         if kind is not None and kind != FALLBACK_KIND:
             return profiles[kind]
         view = _View(facts, ())
-        last = self.verdict.kind  # the kind seen last time is tried first: no flapping between two
-        for candidate in _ordered(profiles, last):
+        titles = kind is None
+        for candidate in _ordered(profiles, self.verdict.kind):  # last time's kind first: no flapping
             profile = profiles[candidate]
-            if profile.signature_title and profile.signature_title.search(facts.title) or \
+            if titles and profile.signature_title and profile.signature_title.search(facts.title) or \
                     profile.signature and profile.signature.search(view.text(profile.signature_region)):
                 return profile
         return profiles[FALLBACK_KIND]

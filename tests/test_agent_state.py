@@ -155,3 +155,13 @@ def test_a_recorded_aider_session_with_a_question(rulebook):
     states = replay("aider_cycle_120x40", rulebook, ["aider"])
     assert_went_through(states, ["starting", "idle", "working", "waiting", "working", "idle"])
     assert ("waiting", "question") in states
+
+
+def test_a_title_left_behind_does_not_make_a_shell_an_agent(rulebook):
+    """bash does not reset the title Claude set; under a wrapper the title is the agent's own."""
+    rows = ["tiki$ claude", "Resume this session with:", "claude --resume 1234", "tiki$"]
+    facts = dict(rows=rows, cursor=(3, 6, True), title="✳ Claude Code", now=NOW, last_output_at=NOW - 5, started_at=0.0)
+    shell = AgentStateDetector(rulebook).evaluate(ScreenFacts(command=["bash"], **facts))
+    assert (shell.kind, shell.state, shell.rule) == ("shell", "idle", "prompt")
+    wrapped = AgentStateDetector(rulebook).evaluate(ScreenFacts(command=["node", "cli.js"], **facts))
+    assert wrapped.kind == "claude"

@@ -197,8 +197,9 @@ def test_an_agent_started_in_a_shell_tab_is_recognised_by_its_screen(tabs):
     tab.send(b"3")  # "No": Claude asks what to do instead, at its input box
     tab.wait_for("idle")
     tab.send(b"\x03\x03")
-    tab.pump(10, lambda: tab.detector.verdict.kind == "shell" and tab.screen.cursor[2])
-    assert tab.detector.verdict.state == "idle"
+    tab.pump(10, lambda: tab.screen.cursor[2] and tab.screen.text(3).rstrip().endswith("tiki$"))
+    tab.pump(2.5)  # past the quiet-period thresholds: back at the shell's prompt
+    assert tab.detector.verdict.state == "idle", tab.history
 
 
 def test_bash_is_idle_at_its_prompt_working_while_a_command_prints_and_never_waiting(tabs):
