@@ -30,6 +30,7 @@ class TabInfo:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "id": self.id,
             "name": self.name,
             "command": list(self.command),
             "cwd": self.cwd,

@@ -91,7 +91,6 @@ def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "model": reactor_state.get("model") or host.settings.reactor.model,
         "reactor": {k: reactor_state.get(k) for k in ("state", "queued", "turns")},
         "peers": peers,
-        "health": host.supervisor.health(),
     }
 
 

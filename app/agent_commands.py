@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from ..protocol import ops
 from .output import print_json, request
 
 
@@ -17,6 +18,14 @@ def add_commands(sub: Any) -> None:
                    help="let the coordinator type into shell tabs for this run (it cannot ask you here)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("reset", help="start a new coordinator session: it forgets the conversation and every "
+                                     "peer is introduced again")
+    p.set_defaults(func=cmd_reset)
+
+    p = sub.add_parser("cancel", help="cancel the coordinator's current run (or the run RUN_ID, even if queued)")
+    p.add_argument("run_id", nargs="?", metavar="RUN_ID", help="a run id from `tiki log` (default: the current run)")
+    p.set_defaults(func=cmd_cancel)
 
     p = sub.add_parser("status", help="backend, model, coordinator state, peers, handshakes and the host's health")
     p.add_argument("--json", action="store_true", help="machine-readable output, with a `health` entry per service")
@@ -52,7 +61,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if line:
             print(line, file=sys.stderr, flush=True)
 
-    code, result = request("agent.ask", {"prompt": " ".join(args.prompt), "allow_shell": args.allow_shell},
+    code, result = request(ops.AGENT_ASK, ops.Ask(prompt=" ".join(args.prompt), allow_shell=args.allow_shell),
                            timeout=None, on_event=on_event)
     if code:
         return code
@@ -63,13 +72,36 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_reset(args: argparse.Namespace) -> int:
+    code, _ = request(ops.AGENT_RESET)
+    if code == 0:
+        print("new coordinator session")
+    return code
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    code, result = request(ops.AGENT_CANCEL, ops.RunCancel(run_id=args.run_id))
+    if code == 0:
+        running = "the current run" if args.run_id is None else f"run {args.run_id}"
+        print(f"cancelled {running}" if result["cancelled"] else
+              "nothing running to cancel" if args.run_id is None else f"run {args.run_id} will not start")
+    return code
+
+
 def cmd_status(args: argparse.Namespace) -> int:
-    code, result = request("agent.status")
+    code, result = request(ops.AGENT_STATUS)
     if code:
         return code
+    code, info = request(ops.HOST_INFO)
+    if code:
+        return code
+    result["health"] = info.pop("health")  # the host's, for every service
+    result["host"] = info
     if args.json:
         print_json(result)
         return 0
+    print(f"host: pid {info['pid']}, socket {info['socket']}, {info['tabs']} tab{'s' if info['tabs'] != 1 else ''}"
+          + (f", workspace {info['workspace']}" if info["workspace"] else ""))
     reactor = result["reactor"]
     print(f"backend: {result['backend']}  model: {result['model']}")
     if result.get("backend_note"):

@@ -8,18 +8,14 @@ This module and the command modules import no Textual and no LLM client at impor
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
 from ..protocol import ipc
+from . import agent_commands
+from .commands import host, peers, terminal
 
-COMMAND_MODULES = (
-    "tikitaka.app.terminal_commands",
-    "tikitaka.app.host_commands",
-    "tikitaka.app.agent_commands",
-    "tikitaka.app.peer_commands",
-)
+COMMAND_MODULES = (terminal, host, agent_commands, peers)
 
 DESCRIPTION = """\
 tikitaka: a terminal workspace where a local LLM coordinator and the CLI AIs in your tabs
@@ -45,13 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="workspace TOML for the TUI (default ./tiki.toml, else the saved workspace)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module_name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.add_commands(subparsers)
     parser.set_defaults(func=None, parser=parser)
     return parser

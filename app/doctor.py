@@ -37,11 +37,16 @@ def check_socket() -> Check:
     path = paths.socket_path()
     directory = path.parent
     if path.exists():
-        from ..actors.ipc.endpoint import is_live
+        from ..protocol import ops
+        from .client import ClientTimeout, HostError, NoHost, call
 
-        if is_live(path):
-            return ("ok", "socket", f"a host is running on {path}")
-        return ("ok", "socket", f"{path} is a stale socket; the next host replaces it")
+        try:
+            pong = call(ops.HOST_PING.name, ops.NoArgs(), timeout=5, socket_path=path)
+            return ("ok", "socket", f"a host (pid {pong['pid']}) is running on {path}")
+        except NoHost as exc:
+            return ("ok", "socket", f"no host answers on {path}; the next host replaces it ({exc})")
+        except (ClientTimeout, HostError) as exc:
+            return ("FAIL", "socket", f"a host on {path} does not answer properly: {exc}")
     parent = directory if directory.exists() else directory.parent
     if os.access(parent, os.W_OK):
         return ("ok", "socket", f"no host running; a host would listen on {path}")

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Callable
 
 from ..protocol import ipc
+from ..protocol.ops import Op
 from .client import ClientTimeout, HostError, NoHost, call
 
 
@@ -16,11 +17,12 @@ def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
     return code
 
 
-def request(op: str, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0,
+def request(op: Op, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0,
             on_event: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, Any]:
-    """Call the host; returns (exit code, result). Errors are printed here, once."""
+    """Call the host with `op` (built as `op.args(...)`); returns (exit code, result). Errors are
+    printed here, once."""
     try:
-        return ipc.EXIT_OK, call(op, args, timeout=timeout, on_event=on_event)
+        return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
         return fail(str(exc), ipc.EXIT_NO_HOST), None
     except ClientTimeout as exc:

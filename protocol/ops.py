@@ -182,7 +182,7 @@ class Chat(_Chat, _ChatFrom):
     """A message, and the tab it claims to come from (required outside any tab)."""
 
 
-class Chatted(TypedDict):
+class Chatted(TypedDict("_ChattedFrom", {"from": str})):  # the sender as the host verified it
     accepted: bool
     verified: bool
     verified_by: Literal["pty", "token"] | None

@@ -25,7 +25,7 @@ def test_terminal_list_json_shape(serve):
     tabs = host.json("terminal-list")["terminals"]
     assert [t["name"] for t in tabs] == ["sh"]
     tab = tabs[0]
-    assert set(tab) == {"name", "command", "cwd", "role", "running", "exit_code", "activity", "active", "failed"}
+    assert set(tab) == {"id", "name", "command", "cwd", "role", "running", "exit_code", "activity", "active", "failed"}
     assert tab["failed"] is None
     assert tab["role"] == "shell" and tab["running"] is True and tab["exit_code"] is None
     assert tab["activity"] in ("idle", "busy") and tab["active"] is True

@@ -9,8 +9,8 @@ import sys
 
 from typing import Any
 
-from ..protocol import ipc, paths
-from .output import fail, print_json, request
+from ...protocol import ipc, ops, paths
+from ..output import fail, print_json, request
 
 
 def add_commands(sub: Any) -> None:
@@ -48,7 +48,7 @@ def _path(value: str):
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ..actors.host import Host, HostError, HostOptions
+    from ...actors.host import Host, HostError, HostOptions
 
     try:
         host = Host(HostOptions(workspace=args.workspace))
@@ -75,7 +75,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_shutdown(args: argparse.Namespace) -> int:
-    code, _ = request("host.shutdown")
+    code, _ = request(ops.HOST_SHUTDOWN)
     if code == 0:
         print("host stopping")
     return code
@@ -83,12 +83,12 @@ def cmd_shutdown(args: argparse.Namespace) -> int:
 
 def cmd_bot_chat(args: argparse.Namespace) -> int:
     sender = args.sender or os.environ.get("TIKI_TAB")
-    payload: dict[str, Any] = {"message": " ".join(args.message)}
+    payload = ops.Chat(message=" ".join(args.message))
     if sender:
         payload["from"] = sender
     elif not os.environ.get("TIKI_TAB_TOKEN"):
         return fail("--from NAME is required outside a tikitaka tab", ipc.EXIT_USAGE)
-    code, result = request("bot.chat", payload)
+    code, result = request(ops.BOT_CHAT, payload)
     if code == 0:
         note = "" if result["verified"] else f" (unverified: {result.get('note') or 'sent from outside any tab'})"
         print(f"delivered as {result['from']}{note}")
@@ -96,11 +96,19 @@ def cmd_bot_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from ..actors.event_log import format_event, read_events
+    from ...actors.event_log import format_event, read_events
+    from ..client import ClientTimeout, HostError, NoHost, call
 
     if args.last is not None and args.last < 1:
         return fail("--last must be a positive number", ipc.EXIT_USAGE)
-    events = read_events(paths.event_log_file(), args.last)
+    try:  # the running host's log; with no host, the file it left is the log
+        events = call(ops.LOG_TAIL.name, ops.LogTail(last=args.last) if args.last else ops.LogTail())["events"]
+    except NoHost:
+        events = read_events(paths.event_log_file(), args.last)
+    except ClientTimeout as exc:
+        return fail(str(exc), ipc.EXIT_TIMEOUT)
+    except HostError as exc:
+        return fail(exc.message, ipc.exit_code_for(exc.code))
     for entry in events:
         print(print_json_line(entry) if args.json else format_event(entry))
     return 0
@@ -135,7 +143,7 @@ def cmd_help(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .doctor import run_checks
+    from ..doctor import run_checks
 
     checks = run_checks()
     for status, name, detail in checks:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .output import print_json, request
+from ...protocol import ops
+from ..output import print_json, request
 
 
 def add_commands(sub: Any) -> None:
@@ -25,17 +26,17 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
     p.add_argument("name")
-    p.set_defaults(func=lambda a: _simple("terminal.close", {"name": a.name}, f"closed {a.name}"))
+    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_CLOSE, ops.TabName(name=a.name), f"closed {a.name}"))
 
     p = sub.add_parser("terminal-rename", help="rename a tab (its handshake state follows)")
     p.add_argument("name")
     p.add_argument("new_name")
-    p.set_defaults(func=lambda a: _simple("terminal.rename", {"name": a.name, "new_name": a.new_name},
+    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RENAME, ops.TabRename(name=a.name, new_name=a.new_name),
                                           f"renamed {a.name} to {a.new_name}"))
 
     p = sub.add_parser("terminal-restart", help="restart a tab's command")
     p.add_argument("name")
-    p.set_defaults(func=lambda a: _simple("terminal.restart", {"name": a.name}, f"restarted {a.name}"))
+    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RESTART, ops.TabName(name=a.name), f"restarted {a.name}"))
 
     p = sub.add_parser("terminal-read", help="print a tab's last lines (scrollback + screen, plain text)")
     p.add_argument("name")
@@ -61,7 +62,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_wait)
 
 
-def _simple(op: str, args: dict[str, Any], message: str) -> int:
+def _simple(op: ops.Op, args: dict[str, Any], message: str) -> int:
     code, _ = request(op, args)
     if code == 0:
         print(message)
@@ -69,7 +70,7 @@ def _simple(op: str, args: dict[str, Any], message: str) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    code, result = request("terminal.list")
+    code, result = request(ops.TERMINAL_LIST)
     if code:
         return code
     if args.json:
@@ -86,17 +87,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     command = list(args.child_command) or None
-    payload: dict[str, Any] = {"name": args.name, "command": command or None, "cwd": args.cwd}
+    payload = ops.TabNew(name=args.name, command=command, cwd=args.cwd)
     if args.role:
         payload["role"] = args.role
-    code, tab = request("terminal.new", payload)
+    code, tab = request(ops.TERMINAL_NEW, payload)
     if code == 0:
         print(f"opened {tab['name']} ({tab['role']}): {' '.join(tab['command'])}")
     return code
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    code, result = request("terminal.read", {"name": args.name, "lines": args.lines})
+    code, result = request(ops.TERMINAL_READ, ops.TabRead(name=args.name, lines=args.lines))
     if code:
         return code
     if args.json:
@@ -107,19 +108,19 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    code, _ = request("terminal.send", {"name": args.name, "text": " ".join(args.text), "enter": not args.no_enter})
+    code, _ = request(ops.TERMINAL_SEND, ops.TabSend(name=args.name, text=" ".join(args.text), enter=not args.no_enter))
     return code
 
 
 def cmd_key(args: argparse.Namespace) -> int:
-    code, _ = request("terminal.key", {"name": args.name, "keys": args.keys})
+    code, _ = request(ops.TERMINAL_KEY, ops.TabKeys(name=args.name, keys=args.keys))
     return code
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
     timeout = args.timeout_ms / 1000 + 10  # the host times out first and says so (exit 4)
-    code, result = request("terminal.wait", {"name": args.name, "idle_ms": args.idle_ms,
-                                             "timeout_ms": args.timeout_ms}, timeout=timeout)
+    code, result = request(ops.TERMINAL_WAIT, ops.TabWait(name=args.name, idle_ms=args.idle_ms,
+                                                          timeout_ms=args.timeout_ms), timeout=timeout)
     if code == 0:
         print(f"{result['name']} idle after {result['waited_ms']} ms")
     return code
