@@ -33,7 +33,7 @@ from .workspace import WorkspaceActor, WorkspaceState
 from .workspace_file import TabEntry, default_shell, load_workspace
 
 # Optional parts, each a module with `register(host)`; a module that is not there is skipped.
-EXTENSIONS = ("tikitaka.actors.reactor_ops", "tikitaka.actors.peer_ops")
+EXTENSIONS = ("tikitaka.actors.coordinator.ops", "tikitaka.actors.peer_ops")
 CORE_OPS = ("tikitaka.actors.host_ops", "tikitaka.actors.terminal_ops")
 
 

@@ -1,5 +1,6 @@
-"""Wiring the bot into a host: the service, the reactor's send filter (first-contact header)
-and reset hook, and the `peer.states` op."""
+"""Wiring the bot into a host: the service, its handshake timer and the `peer.states` op.
+(The coordinator's side of the peers, the first-contact header on its sends and forgetting
+the handshakes on reset, is wired by `coordinator.ops`.)"""
 
 from __future__ import annotations
 
@@ -18,18 +19,6 @@ def register(host: Any) -> None:
     host.add_service("bot", host.supervisor.actor("peers", lambda: BotActor.start(host, host.settings.peers, book)))
     host.supervisor.thread("peers.timer", _expire_handshakes, host)
     host.register_op("peer.states", lambda ctx, args: {"peers": host.service("bot").states().get(timeout=ASK)})
-    reactor = host.service("reactor")
-    if reactor is None:
-        return
-
-    def send_filter(tab: str, role: str, text: str) -> str:
-        # Runs on the reactor's worker thread; only peer tabs ever get a header.
-        if role != "peer":
-            return text
-        return host.service("bot").prepare_send(tab, text).get(timeout=ASK)
-
-    reactor.set_send_filter(send_filter).get(timeout=ASK)
-    reactor.add_reset_hook(lambda: host.service("bot").reset()).get(timeout=ASK)
 
 
 def _expire_handshakes(host: Any) -> None:

@@ -70,11 +70,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    reactor = result["reactor"]
+    coordinator = result["coordinator"]
     print(f"backend: {result['backend']}  model: {result['model']}")
     if result.get("backend_note"):
         print(f"  {result['backend_note']}")
-    print(f"coordinator: {reactor['state']}, {reactor['queued']} queued, {reactor['turns']} turns in the current run")
+    print(f"coordinator: {coordinator['state']}, {coordinator['queued']} queued, {coordinator['turns']} turns in the current run")
     for name, peer in result["peers"].items():
         print(f"peer {name}: {peer['handshake']}")
     for line in health_lines(result.get("health") or {}):
@@ -103,8 +103,8 @@ def agent_doctor_checks(settings: Any) -> list[tuple[str, str, str]]:
     """The backend the coordinator would use and whether it can answer: (status, name, detail)
     with status ok / FAIL / info (info never fails the doctor). The LLM client is imported
     here, never on the CLI's fast path."""
-    from ..actors.backend_choice import backend_problem, choose, embedded_available
-    from ..actors.llm_backend import OllamaBackend
+    from ..actors.coordinator.backends.choice import backend_problem, choose, embedded_available
+    from ..actors.coordinator.backends.ollama import OllamaBackend
 
     name, note = choose(settings)
     checks = [("ok", "backend", f"{name}" + (f" ({note})" if note else f" ({settings.backend} in config)"))]

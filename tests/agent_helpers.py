@@ -1,4 +1,4 @@
-"""An in-process host with the reactor on a scripted fake Ollama, for coordinator tests."""
+"""An in-process host with the coordinator on a scripted fake Ollama, for coordinator tests."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from typing import Any
 import pykka
 
 from fake_ollama import FakeOllama
-from tikitaka.actors import reactor_ops
+from tikitaka.actors.coordinator import ops as coordinator_ops
 from tikitaka.actors.host import Host, HostOptions
-from tikitaka.actors.llm_backend import OllamaBackend
-from tikitaka.actors.reactor_events import FINAL, RunEvent
-from tikitaka.protocol.settings import ReactorSettings, Settings
+from tikitaka.actors.coordinator.backends.ollama import OllamaBackend
+from tikitaka.actors.coordinator.events import FINAL, RunEvent
+from tikitaka.protocol.settings import CoordinatorSettings, Settings
 
 
 class AgentHost:
-    def __init__(self, tmp_path: Path, workspace: str, **reactor: Any) -> None:
+    def __init__(self, tmp_path: Path, workspace: str, **coordinator: Any) -> None:
         self.fake = FakeOllama()
         self.sleeps: list[float] = []
-        settings = Settings(reactor=ReactorSettings(**{"backend": "ollama", "ollama_host": self.fake.url, **reactor}))
+        settings = Settings(coordinator=CoordinatorSettings(**{"backend": "ollama", "ollama_host": self.fake.url, **coordinator}))
         path = tmp_path / "workspace.toml"
         path.write_text(workspace)
         self.host = Host(HostOptions(workspace=path, settings=settings, extensions=()))
@@ -31,12 +31,12 @@ class AgentHost:
         def record_sleep(seconds: float, cancel: Any) -> None:
             self.sleeps.append(seconds)
 
-        reactor_ops.register(self.host, backend_factory=lambda: OllamaBackend(settings.reactor, sleep=record_sleep))
-        self.reactor = self.host.service("reactor")
+        coordinator_ops.register(self.host, backend_factory=lambda: OllamaBackend(settings.coordinator, sleep=record_sleep))
+        self.coordinator = self.host.service("coordinator")
 
     def run(self, prompt: str, timeout: float = 60, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Submit and collect this run's events until its final one."""
-        run_id = self.reactor.submit(prompt, **kwargs).get(timeout=5)
+        run_id = self.coordinator.submit(prompt, **kwargs).get(timeout=5)
         return self.collect(run_id, timeout)
 
     def collect(self, run_id: str, timeout: float = 60) -> tuple[Any, list[Any]]:

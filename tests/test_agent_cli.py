@@ -28,7 +28,7 @@ def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
     assert fake.requests[0]["messages"][-1]["content"] == "What tabs are there?"
     status = json.loads(host.run("status", "--json").stdout)
     assert status["backend"] == "ollama" and status["model"] == "gemma4:e4b"
-    assert status["reactor"] == {"state": "idle", "queued": 0, "turns": 2}
+    assert status["coordinator"] == {"state": "idle", "queued": 0, "turns": 2}
     log = host.run("log").stdout
     assert "run done" in log and "one tab: sh, idle" in log
 
@@ -75,12 +75,12 @@ def test_doctor_fails_an_embedded_backend_without_its_model(tiki_env, tmp_path):
     # Catalogue item 15: backend embedded with a missing gguf_path used to be all ok.
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
-    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\ngguf_path = "/nowhere/model.gguf"\n')
+    (config / "config.toml").write_text('[coordinator]\nbackend = "embedded"\ngguf_path = "/nowhere/model.gguf"\n')
     result = doctor(tiki_env)
     assert result.returncode == 1, result.stdout
     assert "FAIL  embedded: the GGUF file /nowhere/model.gguf does not exist" in result.stdout
     assert "info  ollama:" in result.stdout  # not needed: reported, not failed
-    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\nnum_ctx = 8192\n')
+    (config / "config.toml").write_text('[coordinator]\nbackend = "embedded"\nnum_ctx = 8192\n')
     ok = doctor(tiki_env)
     assert ok.returncode == 0, ok.stdout
     assert "ok    embedded:" in ok.stdout and "context 8192 tokens" in ok.stdout
@@ -93,13 +93,13 @@ def test_a_bad_setting_is_a_clear_failure_not_a_traceback(serve, tiki_env, tmp_p
 
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
-    (config / "config.toml").write_text('[reactor]\nbakend = "ollama"\n')
+    (config / "config.toml").write_text('[coordinator]\nbakend = "ollama"\n')
     result = doctor(tiki_env)
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
-    assert "FAIL  config:" in result.stdout and "unknown setting 'reactor.bakend'" in result.stdout
+    assert "FAIL  config:" in result.stdout and "unknown setting 'coordinator.bakend'" in result.stdout
     assert "known here: backend, model" in result.stdout
     serve_ = subprocess.run([TIKI, "serve"], env=tiki_env, capture_output=True, text=True, timeout=30)
-    assert serve_.returncode == 1 and "unknown setting 'reactor.bakend'" in serve_.stderr
+    assert serve_.returncode == 1 and "unknown setting 'coordinator.bakend'" in serve_.stderr
     (config / "config.toml").write_text("")
     wrong = doctor({**tiki_env, "TIKI_BACKEND": "olama"})
     assert wrong.returncode == 1 and "TIKI_BACKEND='olama' is not a backend" in wrong.stdout
@@ -136,6 +136,6 @@ def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
     ask.send_signal(signal.SIGINT)
     ask.wait(10)
     assert ask.returncode != 0
-    state = lambda: json.loads(host.run("status", "--json").stdout)["reactor"]["state"]  # noqa: E731
+    state = lambda: json.loads(host.run("status", "--json").stdout)["coordinator"]["state"]  # noqa: E731
     wait_until(lambda: state() == "idle", timeout=15, what="the run to be cancelled")  # the stall lasts 60 s
     assert "cancelled" in host.run("log").stdout

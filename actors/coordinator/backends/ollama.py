@@ -6,7 +6,7 @@ exactly, and a cancel returns at once even while the server is silent. A turn th
 produced output is never retried (it was shown); before that, 5xx, 429, refused/reset
 connections and timeouts are retried with backoff 2, 4, 8, ... s (capped at 30, 5 attempts).
 
-The embedded backend plugs in underneath as an httpx transport (`actors.embedded`), so this
+The embedded backend plugs in underneath as an httpx transport (`backends.embedded`), so this
 one code path serves both.
 """
 
@@ -20,9 +20,9 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..protocol.llm_errors import MAX_ATTEMPTS, backoff, classify
-from ..protocol.settings import ReactorSettings
-from ..protocol.think import ThinkStripper
+from ....protocol.llm_errors import MAX_ATTEMPTS, backoff, classify
+from ....protocol.settings import CoordinatorSettings
+from ....protocol.think import ThinkStripper
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -69,7 +69,7 @@ class OllamaBackend:
 
     def __init__(
         self,
-        settings: ReactorSettings,
+        settings: CoordinatorSettings,
         *,
         transport: Any = None,
         sleep: Callable[[float, threading.Event], None] | None = None,

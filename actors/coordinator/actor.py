@@ -1,8 +1,8 @@
-"""The reactor: the coordinator's agent loop in a pykka actor.
+"""The coordinator actor: the agent loop's mailbox and worker.
 
 The actor's mailbox only takes requests (submit, cancel, reset, status, peer messages); runs
 execute one at a time on a worker thread, so a model that is generating never makes the
-reactor deaf. The messages array persists across runs until `reset` and only ever grows
+coordinator deaf. The messages array persists across runs until `reset` and only ever grows
 (system, user, then assistant/result pairs), so the backend's prompt cache is reused.
 
 The session (messages, send filter, reset hooks) lives in a `CoordinatorLink` that outlives
@@ -24,18 +24,19 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-from ..protocol import paths
-from ..protocol.catalogue import action_schema, describe_tools, gbnf, native_tools
-from ..protocol.guards import Guards, RunAborted
-from ..protocol.toolcall import ToolCallError, parse_action
-from .llm_backend import Cancelled, LlmError
-from .supervisor import SupervisedActor
-from .reactor_events import (Correction, Generating, RunDone, RunError, RunEvent, RunStarted, Thinking,
+from ...protocol import paths
+from ...protocol.catalogue import action_schema, describe_tools, gbnf, native_tools
+from ...protocol.guards import Guards, RunAborted
+from ...protocol.toolcall import ToolCallError, parse_action
+from ..supervisor import SupervisedActor
+from .backends.ollama import Cancelled, LlmError
+from .events import (Correction, Generating, RunDone, RunError, RunEvent, RunStarted, Thinking,
                              ToolEnd, ToolStart)
-from .tool_executor import Consent, PeerInbox, SendFilter, ToolExecutor
+from .consent import Consent
+from .inbox import PeerInbox
+from .limits import ASK
+from .tools import SendFilter, ToolExecutor
 from .transcript import Transcript
-
-ASK = 10.0
 
 
 def system_prompt() -> str:
@@ -63,12 +64,12 @@ class CoordinatorLink:
     backend: Any = None  # built once; a loaded model survives a restart of the actor
 
 
-class ReactorActor(SupervisedActor):
+class Coordinator(SupervisedActor):
     def __init__(self, host: Any, backend_factory: Callable[[], Any], link: CoordinatorLink | None = None) -> None:
         super().__init__()
         self._host = host
         self._bus = host.bus
-        self._settings = host.settings.reactor
+        self._settings = host.settings.coordinator
         self._backend_factory = backend_factory
         self._link = link or CoordinatorLink()
         self._backend_name = getattr(backend_factory, "backend_name", self._settings.backend)
@@ -239,7 +240,7 @@ class ReactorActor(SupervisedActor):
             event: RunEvent = RunError(run_id, "cancelled")
         except (LlmError, RunAborted) as exc:
             event = RunError(run_id, str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the reactor
+        except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the coordinator
             self._host.supervisor.report("coordinator.worker", exc)
             event = RunError(run_id, f"internal error: {exc!r}")
         else:
