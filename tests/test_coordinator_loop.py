@@ -43,9 +43,9 @@ def test_full_run_list_send_wait_read_done_on_a_real_bash_tab(agent):
     request = a.fake.requests[0]
     assert request["options"]["num_ctx"] == 8192 and request["options"]["temperature"] == 0
     variants = request["format"]["anyOf"]
-    assert {v["properties"]["tool"]["const"] for v in variants} == {
+    assert {v["properties"]["tool"]["enum"][0] for v in variants} == {
         "list_terminals", "read_terminal", "send_to_terminal", "send_key", "wait", "done"}
-    read = next(v for v in variants if v["properties"]["tool"]["const"] == "read_terminal")
+    read = next(v for v in variants if v["properties"]["tool"]["enum"] == ["read_terminal"])
     assert read["properties"]["args"]["properties"]["tab"]["enum"] == ["sh"]
     assert not request.get("tools")  # never format and tools together
     # the conversation grows append-only: each request starts with the previous one's messages
