@@ -29,6 +29,8 @@ class Reply:
     prompt_eval_count: int = 10
     thinking: list[str] = field(default_factory=list)  # `thinking` field chunks sent first
     tool_calls: list[dict[str, Any]] | None = None  # native tool calls, sent before `done`
+    done_reason: str = "stop"  # "length": the reply hit num_predict (a cut-off)
+    first_delay: float = 0.0  # seconds before anything is sent (loading, reading the prompt)
 
     @classmethod
     def action(cls, tool: str, split: int = 3, **args: Any) -> "Reply":
@@ -106,6 +108,8 @@ class FakeOllama:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 try:
+                    if reply.first_delay:
+                        time.sleep(reply.first_delay)
                     for thought in reply.thinking:
                         self._chunk({"model": body.get("model"), "done": False,
                                      "message": {"role": "assistant", "content": "", "thinking": thought}})
@@ -134,7 +138,7 @@ class FakeOllama:
                         self._chunk({"model": body.get("model"), "done": False,
                                      "message": {"role": "assistant", "content": "", "tool_calls": reply.tool_calls}})
                     self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
-                                 "done": True, "done_reason": "stop", "prompt_eval_count": reply.prompt_eval_count,
+                                 "done": True, "done_reason": reply.done_reason, "prompt_eval_count": reply.prompt_eval_count,
                                  "eval_count": len(reply.chunks)})
                     self.wfile.write(b"0\r\n\r\n")
                     self.wfile.flush()

@@ -25,7 +25,11 @@ def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "one tab: sh, idle"
     assert "→ list_terminals" in result.stderr and "← list_terminals" in result.stderr
-    assert fake.requests[0]["messages"][-1]["content"] == "What tabs are there?"
+    request = fake.requests[0]["messages"][-1]["content"]
+    assert request.startswith("What tabs are there?\n\n(Tabs now: sh (shell: bash")  # the tabs come along
+    # progress a person can follow, and the run's figures at the end (not a TTY: plain lines)
+    assert "turn 1 · reading prompt" in result.stderr and "turn 2 · generating" in result.stderr
+    assert "tok/s" in result.stderr and "done · 2 turns ·" in result.stderr
     status = json.loads(host.run("status", "--json").stdout)
     assert status["backend"] == "ollama" and status["model"] == "gemma4:e4b"
     assert status["coordinator"] == {"state": "idle", "queued": 0, "turns": 2}

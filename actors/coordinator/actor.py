@@ -2,13 +2,15 @@
 
 The actor's mailbox only takes requests (submit, cancel, reset, status, peer messages); runs
 execute one at a time on a worker thread, so a model that is generating never makes the
-coordinator deaf. The messages array persists across runs until `reset` and only ever grows
-(system, user, then assistant/result pairs), so the backend's prompt cache is reused.
+coordinator deaf. A run is either an `@Name ...` relay (no model: `relay`) or the agent loop
+(`loop`). The conversation persists across runs until `reset` and only grows (compacted
+when it would overflow), so the backend's prompt cache is reused.
 
-The session (messages, send filter, reset hooks) lives in a `CoordinatorLink` that outlives
-the actor: when the supervisor restarts a failed coordinator, the conversation and the peer
-wiring carry on. Every run ends with a final event, even when something inside it (a model
-error, a transcript that cannot be written, a bug) fails.
+The session (conversation, send filter, reset hooks, the built backend) lives in a
+`CoordinatorLink` that outlives the actor: when the supervisor restarts a failed coordinator,
+the conversation and the peer wiring carry on. Every run ends with a final event that says
+how many turns, tokens and seconds it took, even when something inside it fails; a run that
+fails still leaves the conversation well-formed, so the next request works.
 """
 
 from __future__ import annotations
@@ -19,29 +21,22 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
-
 from ...protocol import paths
-from ...protocol.catalogue import action_schema, describe_tools, gbnf, native_tools
-from ...protocol.guards import Guards, RunAborted
-from ...protocol.toolcall import ToolCallError, parse_action
+from ...protocol.guards import RunAborted
 from ..supervisor import SupervisedActor
-from .backends.ollama import Cancelled, LlmError
-from .events import (Correction, Generating, RunDone, RunError, RunEvent, RunStarted, Thinking,
-                             ToolEnd, ToolStart)
+from .backends.stream import Cancelled, LlmError
 from .consent import Consent
+from .context import Conversation
+from .events import Loading, RunDone, RunError, RunStarted
 from .inbox import PeerInbox
 from .limits import ASK
+from .loop import AgentLoop, Run, system_prompt
+from .relay import Relay, parse_relay
 from .tools import SendFilter, ToolExecutor
 from .transcript import Transcript
-
-
-def system_prompt() -> str:
-    template = resources.files("tikitaka.assets").joinpath("system_prompt.md").read_text(encoding="utf-8")
-    return template.replace("{tools}", describe_tools())
 
 
 @dataclass
@@ -57,7 +52,7 @@ class RunRequest:
 class CoordinatorLink:
     """What outlives one coordinator actor: the conversation and how it is wired to peers."""
 
-    messages: list[dict[str, Any]] = field(default_factory=lambda: [{"role": "system", "content": system_prompt()}])
+    conversation: Conversation = field(default_factory=lambda: Conversation(system_prompt()))
     session: int = 0  # bumped by reset: a cancelled run must not append to the new session
     send_filter: SendFilter = lambda tab, role, text: text
     reset_hooks: list[Callable[[], None]] = field(default_factory=list)
@@ -78,25 +73,12 @@ class Coordinator(SupervisedActor):
         self._queued = 0
         self._dropped: set[str] = set()  # queued runs cancelled before they started
         self._current: RunRequest | None = None
-        self._turns = 0
+        self._loop: AgentLoop | None = None
         self._cancel = threading.Event()
         self._inbox = PeerInbox()
         self._consent = Consent(self._bus, self._settings.allow_shell)
         self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._link.send_filter)
         self._transcript = Transcript(paths.transcripts_dir())
-
-    # The conversation lives in the link; these keep the loop's code readable.
-    @property
-    def _messages(self) -> list[dict[str, Any]]:
-        return self._link.messages
-
-    @property
-    def _session(self) -> int:
-        return self._link.session
-
-    @property
-    def _backend(self) -> Any:
-        return self._link.backend
 
     def on_start(self) -> None:
         self._host.supervisor.thread("coordinator.worker", self._work)
@@ -138,11 +120,11 @@ class Coordinator(SupervisedActor):
         return running
 
     def reset(self) -> None:
-        """A new AI session: the current run is cancelled, the conversation is forgotten, and
+        """A new session: the current run is cancelled, the conversation is forgotten, and
         every reset hook runs (the bot forgets its handshakes)."""
         self.cancel()
         with self._lock:
-            self._link.messages = self._messages[:1]
+            self._link.conversation.reset()
             self._link.session += 1
         self._inbox.drain()  # they belonged to the old conversation (the host logged them)
         for hook in list(self._link.reset_hooks):
@@ -154,13 +136,14 @@ class Coordinator(SupervisedActor):
     def status(self) -> dict[str, Any]:
         with self._lock:
             return {"state": "running" if self._current else "idle", "queued": self._queued,
-                    "turns": self._turns, "run_id": self._current.run_id if self._current else None,
-                    "messages": len(self._messages), **self._backend_label()}
+                    "turns": self._loop.turns if self._loop else 0,
+                    "run_id": self._current.run_id if self._current else None,
+                    "messages": len(self._link.conversation.entries), **self._backend_label()}
 
     def _backend_label(self) -> dict[str, str]:
         # "auto" is decided by a probe after start: read the factory's choice each time
         name = getattr(self._backend_factory, "backend_name", None) or self._backend_name
-        model = getattr(self._backend, "model", None)
+        model = getattr(self._link.backend, "model", None)
         if model is None and name == "embedded":
             path = self._settings.gguf_path
             model = Path(path).name if path else "gemma-3-270m-q4_k_m.gguf (a toy demo model)"
@@ -190,7 +173,7 @@ class Coordinator(SupervisedActor):
 
     def messages(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [dict(m) for m in self._messages]
+            return self._link.conversation.messages()
 
     # -- the worker ------------------------------------------------------------------------
 
@@ -204,52 +187,109 @@ class Coordinator(SupervisedActor):
                 dropped = request.run_id in self._dropped
                 self._dropped.discard(request.run_id)
             if dropped:
-                self._publish(RunError(request.run_id, "cancelled"))
+                self._bus.publish(RunError(request.run_id, "cancelled"))
                 continue
             with self._lock:
-                request.session = self._session
+                request.session = self._link.session
                 self._cancel.clear()  # before `_current` is set, so no cancel() is lost
-                self._current, self._turns = request, 0
+                self._current, self._loop = request, None
             try:
                 self._run(request)
             except Exception as exc:  # noqa: BLE001 - the run ends with an error; the worker lives
                 self._host.supervisor.report("coordinator.worker", exc)
-                self._publish(RunError(request.run_id, f"internal error: {exc!r}"))
+                self._bus.publish(RunError(request.run_id, f"internal error: {exc!r}"))
             finally:
                 with self._lock:
                     self._current = None
 
-    def _publish(self, event: Any) -> None:
-        self._bus.publish(event)
-
-    def _append(self, message: dict[str, Any]) -> None:
+    def _append(self, role: str, content: str, kind: str, summary: str = "") -> None:
         with self._lock:
-            if self._current is not None and self._current.session == self._session:
-                self._messages.append(message)
+            if self._current is not None and self._current.session == self._link.session:
+                self._link.conversation.add(role, content, kind, summary)
 
     def _run(self, request: RunRequest) -> None:
-        run_id = request.run_id
         label = self._backend_label()
         record = self._transcript.start(request, label["backend"], label["model"])
-        self._publish(RunStarted(run_id, request.prompt, request.source))
-        self._append({"role": "user", "content": request.prompt + _late_messages(self._inbox.drain())})
-        guards = Guards(max_turns=self._settings.max_turns)
+        self._bus.publish(RunStarted(request.run_id, request.prompt, request.source))
+        started = time.monotonic()
+        answer: str | None = None
         try:
-            answer = self._loop(request, guards, record)
+            relay = parse_relay(request.prompt)
+            answer = self._relay(request, relay, record) if relay else self._agent(request, record)
         except Cancelled:
-            event: RunEvent = RunError(run_id, "cancelled")
+            reason = "cancelled"
         except (LlmError, RunAborted) as exc:
-            event = RunError(run_id, str(exc))
+            reason = str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the coordinator
             self._host.supervisor.report("coordinator.worker", exc)
-            event = RunError(run_id, f"internal error: {exc!r}")
+            reason = f"internal error: {exc!r}"
+        loop = self._loop
+        figures = {"turns": loop.turns if loop else 0, "tokens": loop.tokens if loop else 0,
+                   "seconds": round(time.monotonic() - started, 2)}
+        if answer is not None:
+            event: Any = RunDone(request.run_id, answer, **figures)
         else:
-            event = RunDone(run_id, answer)
+            event = RunError(request.run_id, reason, **figures)
+            self._close(f"(stopped: {reason})")
         self._finish(record, event)
         if self._inbox.pending():
-            self._host.event_log.append("peer_messages_kept", sender="coordinator", run_id=run_id,
+            self._host.event_log.append("peer_messages_kept", sender="coordinator", run_id=request.run_id,
                                         detail="peer messages arrived after the run's last tool; "
                                                "they go with the next request")
+
+    def _close(self, message: str) -> None:
+        """A run that ends without an answer still ends the exchange: the next request must
+        not follow a dangling request or result (strict chat templates require turns to
+        alternate)."""
+        with self._lock:
+            entries = self._link.conversation.entries
+            dangling = len(entries) > 1 and entries[-1].role == "user"
+        if dangling:
+            self._append("assistant", json.dumps({"tool": "done", "args": {"message": message}}), "answer", message)
+
+    def _agent(self, request: RunRequest, record: dict[str, Any]) -> str:
+        problem = getattr(self._backend_factory, "problem", None)
+        reason = problem() if problem is not None else None
+        if reason:
+            raise LlmError(reason)
+        run = Run(request.run_id, request.prompt, request.source, request.allow_shell, self._settings,
+                  self._link.conversation, self._append, self._backend_getter(request.run_id), self._executor,
+                  self._bus.publish, self._cancel, lambda: self._host.workspace.names().get(timeout=ASK),
+                  record, self._inbox.drain())
+        loop = AgentLoop(run)
+        with self._lock:
+            self._loop = loop
+        return loop.run()
+
+    def _relay(self, request: RunRequest, relay: tuple[list[str], str], record: dict[str, Any]) -> str:
+        self._append("user", request.prompt, "request")
+        answer = Relay(run_id=request.run_id, executor=self._executor, inbox=self._inbox, publish=self._bus.publish,
+                       cancel=self._cancel, timeout=self._settings.relay_timeout, record=record).run(*relay)
+        self._append("assistant", json.dumps({"tool": "done", "args": {"message": answer}}, ensure_ascii=False),
+                     "answer", answer)
+        return answer
+
+    def _backend_getter(self, run_id: str) -> Callable[[], Any]:
+        """The backend, built on first use; a model that must first be loaded is announced
+        (once per run) so the wait does not look like a hang."""
+        told = [False]
+
+        def get() -> Any:
+            if self._link.backend is None:
+                info = getattr(self._backend_factory, "load_info", lambda: None)()
+                if info:
+                    told[0] = True
+                    self._bus.publish(Loading(run_id, info[0], round(info[1] / 1e6, 1)))
+                self._link.backend = self._backend_factory()
+            backend = self._link.backend
+            if not told[0]:
+                told[0] = True
+                info = backend.load_info() if hasattr(backend, "load_info") else None
+                if info:
+                    self._bus.publish(Loading(run_id, info[0], round(info[1] / 1e6, 1)))
+            return backend
+
+        return get
 
     def _finish(self, record: dict[str, Any], event: Any) -> None:
         """Record the run, then announce its end. The announcement happens whatever the
@@ -264,71 +304,4 @@ class Coordinator(SupervisedActor):
                                     detail=f"{record['prompt'][:80]!r} -> {detail[:200]}", run_id=event.run_id)
         with self._lock:  # idle before anyone hears the run ended (`tiki status` right after)
             self._current = None
-        self._publish(event)
-
-    def _model(self) -> Any:
-        if self._link.backend is None:
-            self._link.backend = self._backend_factory()
-        return self._link.backend
-
-    def _loop(self, request: RunRequest, guards: Guards, record: dict[str, Any]) -> str:
-        run_id = request.run_id
-        problem = getattr(self._backend_factory, "problem", None)
-        reason = problem() if problem is not None else None
-        if reason:
-            raise LlmError(reason)
-        while True:
-            guards.start_turn()
-            with self._lock:
-                self._turns = guards.turns
-            self._publish(Thinking(run_id, guards.turns))
-            tabs = self._host.workspace.names().get(timeout=ASK)
-            started = time.monotonic()
-            model = self._model()
-            record["model"] = getattr(model, "model", record["model"])
-            # llama.cpp gets our own grammar; Ollama gets the JSON schema (never `tools=` too)
-            options = {"grammar": gbnf(tabs)} if getattr(model, "name", "") == "embedded" else None
-            output = model.chat(
-                self.messages(), schema=action_schema(tabs), cancel=self._cancel,
-                on_progress=lambda tokens: self._publish(Generating(run_id, tokens)), options=options,
-                tools=native_tools(tabs),
-            )
-            turn = {"output": output.text, "tokens": output.tokens, "prompt_eval": output.prompt_tokens,
-                    "model_seconds": round(time.monotonic() - started, 3)}
-            record["turns"].append(turn)
-            self._append({"role": "assistant", "content": output.text})
-            try:
-                action = parse_action(output.text, allow_repair=guards.may_repair())
-            except ToolCallError as exc:
-                guards.format_error()
-                turn["correction"] = str(exc)
-                self._publish(Correction(run_id, str(exc)))
-                self._append({"role": "user", "content": f"Correction: {exc}"})
-                continue
-            turn["action"] = action.to_json()
-            if action.tool == "done":
-                guards.check(action)
-                return action.args["message"]
-            blocked = guards.check(action)
-            if self._cancel.is_set():
-                raise Cancelled()
-            self._publish(ToolStart(run_id, action.tool, action.args))
-            began = time.monotonic()
-            if blocked:
-                result: dict[str, Any] = {"ok": False, "error": blocked}
-            else:
-                result = self._executor.run(action, run_id=run_id, allow_shell=request.allow_shell,
-                                            cancel=self._cancel)
-            duration = round(time.monotonic() - began, 3)
-            turn["result"], turn["duration"] = result, duration
-            self._publish(ToolEnd(run_id, action.tool, action.args, result, duration))
-            if self._cancel.is_set():
-                raise Cancelled()
-            self._append({"role": "user", "content": f"Result of {action.tool}: {json.dumps(result, ensure_ascii=False)}"})
-
-
-def _late_messages(messages: list[dict[str, Any]]) -> str:
-    """Peer messages that reached no tool of the previous run, appended to the next request."""
-    if not messages:
-        return ""
-    return "\n\nPeer messages that arrived after your last run: " + json.dumps(messages, ensure_ascii=False)
+        self._bus.publish(event)

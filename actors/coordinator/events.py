@@ -1,5 +1,11 @@
 """Progress events of coordinator runs, published on the host's bus (the TUI shows them,
-`tiki ask` streams them). Each carries its run id and turns into JSON for the wire."""
+`tiki ask` streams them). Each carries its run id and turns into JSON for the wire.
+
+A run goes: started, maybe loading (the model is being loaded), then per turn: turn
+(the prompt's size as it is read), generating (tokens, rate, seconds; thinking too), then a
+tool start/end pair or a correction; compacted when older results were shortened to fit the
+window; and one final event, done or error, with the run's turns, tokens and seconds.
+"""
 
 from __future__ import annotations
 
@@ -26,13 +32,33 @@ class RunStarted(RunEvent):
 
 
 @dataclass(frozen=True)
-class Thinking(RunEvent):
+class Loading(RunEvent):
+    """The model is being loaded (in process, or by the server) before the first token."""
+
+    model: str
+    megabytes: float = 0.0
+
+
+@dataclass(frozen=True)
+class TurnStarted(RunEvent):
+    """A model turn begins: the backend reads a prompt of `prompt_tokens` (an estimate when
+    the backend cannot count)."""
+
     turn: int
+    prompt_tokens: int
 
 
 @dataclass(frozen=True)
 class Generating(RunEvent):
+    """The reply streams: `tokens` so far (and `thinking` tokens of reasoning), at `rate`
+    tokens per second, `seconds` into the turn. `final` is the turn's last word on it."""
+
+    turn: int
     tokens: int
+    rate: float = 0.0
+    seconds: float = 0.0
+    thinking: int = 0
+    final: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,9 +77,20 @@ class ToolEnd(RunEvent):
 
 @dataclass(frozen=True)
 class Correction(RunEvent):
-    """The model's output could not be used; `message` is what it was told."""
+    """The model's output could not be used: `cause` says why (cut off, not JSON, ...),
+    `message` is what the model was told."""
 
     message: str
+    cause: str = "format"
+
+
+@dataclass(frozen=True)
+class Compacted(RunEvent):
+    """Older parts of the conversation were shortened to fit the context window."""
+
+    before: int
+    after: int
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,16 +104,22 @@ class ConsentNeeded(RunEvent):
 @dataclass(frozen=True)
 class RunDone(RunEvent):
     message: str
+    turns: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
 class RunError(RunEvent):
     reason: str
+    turns: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
 
 
 _KINDS = {
-    RunStarted: "started", Thinking: "thinking", Generating: "generating", ToolStart: "tool_start",
-    ToolEnd: "tool_end", Correction: "correction", ConsentNeeded: "consent_needed", RunDone: "done",
-    RunError: "error",
+    RunStarted: "started", Loading: "loading", TurnStarted: "turn", Generating: "generating",
+    ToolStart: "tool_start", ToolEnd: "tool_end", Correction: "correction", Compacted: "compacted",
+    ConsentNeeded: "consent_needed", RunDone: "done", RunError: "error",
 }
 FINAL = (RunDone, RunError)

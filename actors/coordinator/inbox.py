@@ -42,3 +42,18 @@ class PeerInbox:
                 self._cv.wait(left)
             messages, self._messages = self._messages, []
             return messages
+
+    def wait_for(self, sender: str, seconds: float, cancel: threading.Event) -> dict[str, Any] | None:
+        """The first message from `sender` (others stay queued), or None after `seconds`."""
+        deadline = time.monotonic() + seconds
+        wanted = sender.casefold()
+        with self._cv:
+            while not cancel.is_set():
+                for index, message in enumerate(self._messages):
+                    if message["from"].casefold() == wanted:
+                        return self._messages.pop(index)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cv.wait(min(left, 0.5))
+            return None

@@ -71,7 +71,12 @@ def ask(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     allow_shell = args.get("allow_shell", False)
     if not isinstance(allow_shell, bool):
         raise BadArguments("'allow_shell' must be true or false")
+    new = args.get("new", False)
+    if not isinstance(new, bool):
+        raise BadArguments("'new' must be true or false")
     coordinator = _coordinator(ctx)
+    if new:
+        coordinator.reset().get(timeout=ASK)
     events: queue.Queue[RunEvent] = queue.Queue()
     unsubscribe = ctx.host.bus.subscribe(lambda e: events.put(e) if isinstance(e, RunEvent) else None)
     try:

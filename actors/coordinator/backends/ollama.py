@@ -1,28 +1,25 @@
-"""One model turn over the official `ollama` client: streaming, timers, retries, cancel.
+"""The Ollama backend: one streamed model turn over the official `ollama` client.
 
-The HTTP stream is read on a helper thread that hands chunks over through a queue, so the
-turn's own thread can enforce an idle timeout (no chunk for N s) and a whole-turn deadline
-exactly, and a cancel returns at once even while the server is silent. A turn that already
-produced output is never retried (it was shown); before that, 5xx, 429, refused/reset
-connections and timeouts are retried with backoff 2, 4, 8, ... s (capped at 30, 5 attempts).
-
-The embedded backend plugs in underneath as an httpx transport (`backends.embedded`), so this
-one code path serves both.
+The timers, retries and cancellation are `stream.StreamingBackend`'s; this module builds
+Ollama's request (the JSON schema as `format=`, or native `tools=`, never both; the context
+window, the reply budget and `think` always sent) and reads its chunks: `thinking` is
+progress, a `done_reason` of "length" is a cut-off, `prompt_eval_count` the prompt tokens it
+evaluated. The embedded backend plugs in underneath as an httpx transport
+(`backends.embedded`), so this one code path serves both.
 """
 
 from __future__ import annotations
 
 import json
-import queue
 import threading
-import time
 import urllib.parse
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from ....protocol.llm_errors import MAX_ATTEMPTS, backoff, classify
+from ....protocol.llm_errors import Failure, classify
 from ....protocol.settings import CoordinatorSettings
-from ....protocol.think import ThinkStripper
+from .stream import Cancelled, ContextOverflow, LlmError, Piece, StreamingBackend, TurnOutput, TurnRequest
+
+__all__ = ["OllamaBackend", "normalize_host", "Cancelled", "ContextOverflow", "LlmError", "TurnOutput"]
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -45,26 +42,7 @@ def normalize_host(value: str | None) -> str:
     return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
 
 
-class LlmError(Exception):
-    """The turn failed for good; the message is for the user."""
-
-
-class Cancelled(Exception):
-    pass
-
-
-@dataclass
-class TurnOutput:
-    text: str  # the visible output, think tags removed
-    tokens: int
-    prompt_tokens: int | None  # prompt_eval_count: tokens the backend had to evaluate
-    eval_tokens: int | None
-
-
-_END = object()
-
-
-class OllamaBackend:
+class OllamaBackend(StreamingBackend):
     name = "ollama"
 
     def __init__(
@@ -77,158 +55,88 @@ class OllamaBackend:
         import httpx
         import ollama
 
-        self.settings = settings
+        super().__init__(settings, sleep)
         self.model = settings.model
         self.host = normalize_host(settings.ollama_host)
-        self._sleep = sleep or (lambda seconds, cancel: cancel.wait(seconds))
-        # The idle timeout is enforced exactly by the turn's thread; the read timeout only
-        # makes sure an abandoned stream's reader thread ends too.
-        timeout = httpx.Timeout(settings.request_timeout, read=settings.idle_timeout + 5)
+        # The timers are enforced exactly by the turn's thread; the read timeout only makes
+        # sure an abandoned stream's reader thread ends too.
+        slowest = max(settings.first_token_timeout, settings.idle_timeout) + 5
+        timeout = httpx.Timeout(settings.request_timeout, read=slowest)
         extra = {"transport": transport} if transport is not None else {}
         self._client = ollama.Client(host=self.host, timeout=timeout, **extra)
         self.extra_options: dict[str, Any] = {}
-        self._native: bool | None = None  # decided once from /api/show when asked for
+        self._capabilities: list[str] | None = None  # from /api/show, asked once when needed
 
-    # -- a turn ----------------------------------------------------------------------------
+    def _classify(self, exc: BaseException) -> Failure:
+        return classify(exc, model=self.model, host=self.host)
 
-    def chat(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        schema: dict[str, Any] | None,
-        cancel: threading.Event,
-        on_progress: Callable[[int], None],
-        options: dict[str, Any] | None = None,
-        tools: list[dict[str, Any]] | None = None,
-    ) -> TurnOutput:
-        """One turn. `tools` (native tool definitions) replace `schema` only when the user
-        asked for native tools and the model lists the capability: never both."""
-        if tools is not None and self.uses_native_tools():
-            schema = None
-        else:
-            tools = None
-        last_error = ""
-        for attempt in range(MAX_ATTEMPTS):
-            shown = [False]
-            try:
-                return self._stream(messages, schema, tools, cancel, on_progress, shown, options or {})
-            except Cancelled:
-                raise
-            except LlmError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below, never a traceback
-                failure = classify(exc, model=self.model, host=self.host)
-                if shown[0]:
-                    raise LlmError(f"the model's reply broke off after it had started "
-                                   f"({failure.message}); not retried") from None
-                if failure.final:
-                    raise LlmError(failure.message) from None
-                last_error = failure.message
-            if attempt + 1 < MAX_ATTEMPTS:
-                self._sleep(backoff(attempt), cancel)
-                if cancel.is_set():
-                    raise Cancelled()
-        raise LlmError(f"gave up after {MAX_ATTEMPTS} attempts on {self.host}: {last_error}")
+    def _think(self) -> bool | None:
+        """Ollama's `think`: sent only when it means something to this model (a model
+        without the capability answers 400 to `think: true`)."""
+        if self.settings.reasoning == "auto":
+            return None
+        thinking = "thinking" in self.capabilities()
+        if self.settings.reasoning == "on":
+            return True if thinking else None
+        return False if thinking else None
+
+    def _pieces(self, request: TurnRequest) -> Iterator[Piece]:
+        settings = self.settings
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "stream": True,
+            "options": {"num_ctx": settings.num_ctx, "temperature": settings.temperature,
+                        "num_predict": settings.reply_tokens, **self.extra_options, **request.options},
+        }
+        think = self._think()
+        if think is not None:
+            body["think"] = think
+        if request.schema is not None:
+            body["format"] = request.schema
+        if request.tools is not None:
+            body["tools"] = request.tools
+        for part in self._client.chat(**body):
+            message = part.message
+            content = message.content or ""
+            for call in message.tool_calls or ():
+                # a native tool call becomes the same one-action JSON as `format` output
+                content += json.dumps({"tool": call.function.name, "args": dict(call.function.arguments or {})})
+            yield Piece(content=content, thinking=getattr(message, "thinking", None) or "", done=bool(part.done),
+                        done_reason=getattr(part, "done_reason", None), prompt_tokens=part.prompt_eval_count,
+                        prompt_total=(part.model_extra or {}).get("prompt_tokens_total"),
+                        eval_tokens=part.eval_count)
+
+    def reasons(self) -> bool:
+        if self.settings.reasoning == "auto":
+            return "thinking" in self.capabilities()
+        return self.settings.reasoning == "on"
 
     def uses_native_tools(self) -> bool:
-        if not self.settings.native_tools:
-            return False
-        if self._native is None:
-            self._native = "tools" in self.capabilities()
-        return self._native
+        return self.settings.native_tools and "tools" in self.capabilities()
 
-    def _stream(self, messages, schema, tools, cancel, on_progress, shown, options) -> TurnOutput:
-        settings = self.settings
-        request = {
-            "model": self.model,
-            "messages": messages,
-            "stream": True,
-            "think": settings.think,
-            "options": {"num_ctx": settings.num_ctx, "temperature": settings.temperature,
-                        **self.extra_options, **options},
-        }
-        if schema is not None:
-            request["format"] = schema
-        if tools is not None:
-            request["tools"] = tools
-        chunks: queue.Queue[Any] = queue.Queue()
-        stop = threading.Event()
-
-        def pump() -> None:
-            try:
-                for part in self._client.chat(**request):
-                    if stop.is_set():
-                        return
-                    chunks.put(part)
-                chunks.put(_END)
-            except BaseException as exc:  # handed to the turn's thread, which classifies it
-                chunks.put(exc)
-
-        threading.Thread(target=pump, name="tiki-llm-stream", daemon=True).start()
-        stripper = ThinkStripper()
-        text: list[str] = []
-        tokens = 0
-        final = None
-        deadline = time.monotonic() + settings.turn_deadline
+    def load_info(self) -> tuple[str, int] | None:
+        """(model, bytes) when Ollama has the model on disk but not in memory: the first turn
+        loads it, which we say rather than look stuck."""
         try:
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise LlmError(f"the model's turn took longer than {settings.turn_deadline:g} s (deadline)")
-                item = self._next(chunks, min(settings.idle_timeout, remaining), cancel)
-                if item is None:
-                    if deadline - time.monotonic() <= 0:
-                        continue  # reported as the deadline on the next pass
-                    raise LlmError(f"the model sent nothing for {settings.idle_timeout:g} s (idle timeout)")
-                if item is _END:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                message = item.message
-                piece = message.content or ""  # `thinking` is never part of the answer
-                for call in message.tool_calls or ():
-                    # a native tool call becomes the same one-action JSON as `format` output
-                    piece += json.dumps({"tool": call.function.name, "args": dict(call.function.arguments or {})})
-                if piece:
-                    shown[0] = True
-                    tokens += 1
-                    text.append(stripper.feed(piece))
-                    on_progress(tokens)
-                if item.done:
-                    final = item
-                    break
-        finally:
-            stop.set()
-        text.append(stripper.flush())
-        return TurnOutput(
-            "".join(text).strip(),
-            tokens,
-            getattr(final, "prompt_eval_count", None),
-            getattr(final, "eval_count", None),
-        )
-
-    @staticmethod
-    def _next(chunks: queue.Queue, timeout: float, cancel: threading.Event) -> Any:
-        """The next chunk, None on timeout; Cancelled as soon as `cancel` is set."""
-        end = time.monotonic() + timeout
-        while True:
-            if cancel.is_set():
-                raise Cancelled()
-            left = end - time.monotonic()
-            if left <= 0:
+            running = {m.model for m in self._client.ps().models}
+            if self.model in running or f"{self.model}:latest" in running:
                 return None
-            try:
-                return chunks.get(timeout=min(left, 0.05))
-            except queue.Empty:
-                continue
+            sizes = {m.model: m.size for m in self._client.list().models}
+            size = sizes.get(self.model) or sizes.get(f"{self.model}:latest")
+        except Exception:  # noqa: BLE001 - a progress nicety; the turn reports real errors
+            return None
+        return (self.model, int(size)) if size else None
 
-    # -- facts for status and doctor --------------------------------------------------------
+    # -- facts for status and doctor ------------------------------------------------------------
 
     def capabilities(self) -> list[str]:
-        try:
-            return list(getattr(self._client.show(self.model), "capabilities", None) or [])
-        except Exception:  # noqa: BLE001
-            return []
+        if self._capabilities is None:
+            try:
+                self._capabilities = list(getattr(self._client.show(self.model), "capabilities", None) or [])
+            except Exception:  # noqa: BLE001
+                return []
+        return self._capabilities
 
     def check(self) -> tuple[bool, str]:
         """(model present, detail) — for `tiki doctor`."""
