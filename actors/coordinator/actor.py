@@ -20,7 +20,6 @@ import queue
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,30 +32,11 @@ from .context import Conversation
 from .events import Loading, RunDone, RunError, RunStarted
 from .inbox import PeerInbox
 from .limits import ASK
-from .loop import AgentLoop, Run, system_prompt
+from .loop import AgentLoop, Run
 from .relay import Relay, parse_relay
+from .session import CoordinatorLink, RunRequest
 from .tools import SendFilter, ToolExecutor
 from .transcript import Transcript
-
-
-@dataclass
-class RunRequest:
-    run_id: str
-    prompt: str
-    source: str
-    allow_shell: bool
-    session: int = 0
-
-
-@dataclass
-class CoordinatorLink:
-    """What outlives one coordinator actor: the conversation and how it is wired to peers."""
-
-    conversation: Conversation = field(default_factory=lambda: Conversation(system_prompt()))
-    session: int = 0  # bumped by reset: a cancelled run must not append to the new session
-    send_filter: SendFilter = lambda tab, role, text: text
-    reset_hooks: list[Callable[[], None]] = field(default_factory=list)
-    backend: Any = None  # built once; a loaded model survives a restart of the actor
 
 
 class Coordinator(SupervisedActor):

@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from ..errors import BadArguments, TikiError
 from ..ipc_server import OpContext
-from .actor import Coordinator, CoordinatorLink
+from .actor import Coordinator
+from .session import CoordinatorLink
 from .backends.choice import BackendChoice
 from .events import FINAL, RunEvent
 from .limits import ALIVE_EVERY, ASK
