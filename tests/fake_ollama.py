@@ -2,12 +2,16 @@
 
 Tests queue one `Reply` per expected /api/chat call; each reply streams its chunks (with
 optional delays), can stall, break the connection mid-stream, or answer with an HTTP error.
-Every request body is recorded so tests can assert what the client sent.
+Every request body is recorded so tests can assert what the client sent. Its "tokenizer" is
+3.2 characters per token: a prompt that would not fit the requested `num_ctx` with its
+`num_predict` is recorded in `overflows` (real Ollama silently cuts such a prompt), and
+refused with a 400 like a llama.cpp runner when `refuse_overflow` is set.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import socket
 import threading
 import time
@@ -40,6 +44,10 @@ class Reply:
         return cls(chunks=[text[i:i + step] for i in range(0, len(text), step)])
 
 
+def prompt_tokens(messages: list[dict[str, Any]]) -> int:
+    return sum(math.ceil(len(m.get("content") or "") / 3.2) + 4 for m in messages)
+
+
 class FakeOllama:
     def __init__(self, models: tuple[str, ...] = ("gemma4:e4b",)) -> None:
         self.replies: list[Reply] = []
@@ -49,6 +57,8 @@ class FakeOllama:
         self.finished: list[float] = []  # ... and when its reply was completely sent
         self.models = models
         self.capabilities = ["completion"]  # what /api/show lists
+        self.overflows: list[int] = []  # prompt sizes that did not fit the window
+        self.refuse_overflow = False
         self._lock = threading.Lock()
         fake = self
 
@@ -96,10 +106,18 @@ class FakeOllama:
                 if self.path != "/api/chat":
                     self._json(404, {"error": "not found"})
                     return
+                options = body.get("options") or {}
+                size = prompt_tokens(body.get("messages", []))
+                over = size + int(options.get("num_predict") or 0) > int(options.get("num_ctx") or 2048)
                 with fake._lock:
                     fake.arrived.append(arrived)
                     fake.requests.append(body)
-                    reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
+                    if over:
+                        fake.overflows.append(size)
+                    if over and fake.refuse_overflow:
+                        reply = Reply(status=400, error=f"context window exceeded: the prompt has {size} tokens")
+                    else:
+                        reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
                 if reply.status != 200:
                     self._json(reply.status, {"error": reply.error})
                     return

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-ESTIMATE_CHARS = 3.0  # characters per token when we cannot count (conservative for English)
+ESTIMATE_CHARS = 3.0  # ASCII characters per token when we cannot count (conservative for English)
 PER_MESSAGE = 8  # tokens a chat template adds around each message
 KEEP_RECENT = (6, 4, 2, 0)  # whole entries kept at the end, tried in this order
 
@@ -39,7 +39,8 @@ class TokenCounter:
             count = self.exact(text)
             if count is not None:
                 return count, True
-        return math.ceil(len(text) / ESTIMATE_CHARS), False
+        ascii_chars = len(text.encode("ascii", "ignore"))  # other scripts: about a token each
+        return math.ceil(ascii_chars / ESTIMATE_CHARS) + len(text) - ascii_chars, False
 
     def count(self, text: str) -> int:
         count, exact = self.raw(text)

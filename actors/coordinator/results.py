@@ -66,7 +66,9 @@ class Budget:
             if path is None or len(text) < 40:
                 return result
             half = len(text) // 2
-            _set(result, path, text[:half] + f"… [{len(text) - half} characters left out to fit the context]")
+            note = f"[{len(text) - half} characters left out to fit the context]"
+            # a screen's newest lines are at its end; a message's point is at its start
+            _set(result, path, f"… {note} {text[-half:]}" if path[-1] == "text" else f"{text[:half]}… {note}")
         return result
 
 
@@ -86,17 +88,19 @@ def _set(value: Any, path: tuple, text: str) -> None:
     value[path[-1]] = text
 
 
-def mark_prompt(text: str) -> tuple[str, str | None]:
-    """(text with the shell's prompt shown as [prompt], the prompt) when the last line is one."""
+def mark_prompt(text: str, cursor_col: int | None = None) -> tuple[str, str | None]:
+    """(text with the shell's prompt shown as [prompt], the prompt) when the screen ends at
+    one: the last line, with the cursor right after it, that looks like a prompt ($ # % >)
+    or starts an earlier line too (a prompt comes back before every command)."""
     lines = text.split("\n")
-    last = lines[-1].strip() if lines else ""
-    if not last or not _PROMPT.match(last):
+    last = lines[-1].rstrip() if lines else ""
+    if not last or len(last) > 80 or (cursor_col is not None and cursor_col < len(last)):
         return text, None
-    marked = []
-    for line in lines:
-        if line == last or line.startswith(last + " "):
-            line = PROMPT_MARK + line[len(last):]
-        marked.append(line)
+    repeated = any(line == last or line.startswith(last + " ") for line in lines[:-1])
+    if not (_PROMPT.match(last) or repeated):
+        return text, None
+    marked = [PROMPT_MARK + line[len(last):] if line.rstrip() == last or line.startswith(last + " ") else line
+              for line in lines]
     return "\n".join(marked), last
 
 

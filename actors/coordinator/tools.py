@@ -80,7 +80,8 @@ class ToolExecutor:
     def _read_terminal(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         handle = self._handle(args["tab"])
         read = handle.terminal.read_text(args["lines"]).get(timeout=ASK)
-        text, prompt = mark_prompt(read["text"]) if handle.role == "shell" else (read["text"], None)
+        cursor = read.get("cursor") or {}
+        text, prompt = mark_prompt(read["text"], cursor.get("col")) if handle.role == "shell" else (read["text"], None)
         result: dict[str, Any] = {"ok": True, "tab": handle.name}
         if self._budget is not None:
             text, left_out = self._budget.lines(text)
