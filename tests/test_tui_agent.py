@@ -107,3 +107,30 @@ async def test_panel_position_and_theme_persist(tmp_path, isolated):
     finally:
         stop(again)
     assert settings_store.load()["panel"] == "hidden"
+
+
+async def test_ai_mode_relays_at_name_to_a_peer_with_no_backend(tmp_path, in_tiki_env, monkeypatch):
+    # issue 10: `@Name ...` needs no model, in the TUI as in `tiki ask`
+    import json
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setenv("TIKI_BACKEND", "ollama")  # and nothing answers at OLLAMA_HOST
+    standin = json.dumps(str(Path(__file__).parent / "peer_standin.py"))
+    app = make_app(tmp_path, f'[[tab]]\nname = "Claude"\ncommand = [{json.dumps(sys.executable)}, {standin}]\n'
+                             'role = "peer"\n')
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            panel = app.query_one(AgentPanel)
+            await until(pilot, lambda: "stand-in ready" in screen_text(app), what="the stand-in")
+            await until(pilot, lambda: panel.ai_reason not in (None, "checking the coordinator's backend..."),
+                        what="the backend check")
+            await pilot.press("f2", "shift+tab", "shift+tab")
+            assert panel.mode == "AI"  # offered although no backend answers: relays need none
+            assert "only `@Name ...` relays to peer tabs work" in log_text(app)
+            panel.query_one("#agent-input").value = "@Claude what is 6 times 7?"
+            await pilot.press("enter")
+            await until(pilot, lambda: "coordinator 42, obviously (six sevens)" in log_text(app), timeout=30,
+                        what="the peer's answer")
+    finally:
+        stop(app)
