@@ -42,8 +42,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
             printer.close()
     if code:
         return code
-    if printer is not None:
-        printer(result)  # the final line: turns, tokens, seconds
     if result["kind"] == "done":
         print(result["message"])
         return 0

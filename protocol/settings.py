@@ -58,8 +58,8 @@ class CoordinatorSettings(_Section):
     gguf_path: str | None = None
     """GGUF file for the embedded backend; empty means the bundled Gemma 3 270M toy model."""
 
-    threads: int | None = Field(None, ge=1)
-    """llama.cpp threads for the embedded backend; empty means the machine's physical cores."""
+    threads: int = Field(0, ge=0)
+    """llama.cpp threads for the embedded backend; 0 means the machine's physical cores."""
 
     num_ctx: int = Field(8192, ge=512)
     """Context window in tokens (sent to Ollama, used by the embedded backend); the

@@ -143,3 +143,28 @@ def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
     state = lambda: json.loads(host.run("status", "--json").stdout)["coordinator"]["state"]  # noqa: E731
     wait_until(lambda: state() == "idle", timeout=15, what="the run to be cancelled")  # the stall lasts 60 s
     assert "cancelled" in host.run("log").stdout
+
+
+def test_the_openai_compatible_backend_through_tiki(serve, tiki_env):
+    pytest.importorskip("openai")
+    from fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    try:
+        env = {**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test"}
+        ok = doctor(env)
+        assert "ok    openai:" in ok.stdout and server.url in ok.stdout, ok.stdout
+        host = serve(BASH_TAB, env=env)
+        server.script(Reply.action("list_terminals"), Reply.action("done", message="one tab, sh"))
+        result = host.run("ask", "which tabs?")
+        assert result.returncode == 0 and result.stdout == "one tab, sh\n", result.stderr
+        headers = {k.lower(): v for k, v in server.headers[0].items()}
+        assert headers["authorization"] == "Bearer sk-test"  # the key from the named variable
+        assert server.requests[0]["response_format"]["type"] == "json_schema" and server.requests[0]["stream"]
+        assert json.loads(host.run("status", "--json").stdout)["backend"] == "openai"
+    finally:
+        server.close()
+    missing = doctor({**tiki_env, "TIKI_BACKEND": "openai"})
+    assert missing.returncode == 1 and "FAIL  openai: backend = \"openai\" needs a server: set base_url" in missing.stdout
+    down = doctor({**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert "FAIL  openai: nothing answers at http://127.0.0.1:9/v1" in down.stdout

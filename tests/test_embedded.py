@@ -139,3 +139,36 @@ def test_default_model_is_the_gemma_toy_assembled_from_its_package(tmp_path, mon
     assert path.name == "gemma-3-270m-q4_k_m.gguf" and path.stat().st_size > 100_000_000
     assert str(path).startswith(str(tmp_path)) and not list(path.parent.glob("*.partial"))
     assert default_gguf() == path  # the second start reuses the file
+
+
+def test_a_reply_that_hits_the_budget_is_a_cut_off_and_an_overlong_prompt_a_clean_400():
+    import httpx
+    import ollama
+
+    from tikitaka.actors.coordinator.backends.cores import physical_cores
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
+    from tikitaka.protocol.catalogue import gbnf
+    from tikitaka.protocol.llm_errors import classify
+
+    transport = LlamaTransport(smollm2(), n_ctx=512)
+    assert transport.threads == physical_cores() and transport._llm.n_threads == physical_cores()
+    client = ollama.Client(host="http://embedded.local", transport=transport, timeout=httpx.Timeout(60))
+    parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "Say done with a long story."}],
+                             stream=True, options={"grammar": gbnf(["sh"]), "num_predict": 6}))
+    assert parts[-1].done_reason == "length" and parts[-1].eval_count == 6
+    with pytest.raises(ollama.ResponseError) as info:
+        list(client.chat(model=transport.name, messages=[{"role": "user", "content": "word " * 2000}], stream=True))
+    assert info.value.status_code == 400 and classify(info.value, model="m", host="h").overflow
+    # the lock was released: the next turn works
+    parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "hi"}], stream=True,
+                             options={"grammar": gbnf(["sh"]), "num_predict": 40}))
+    assert parts[-1].done and transport.count_tokens("hello world") >= 2
+
+
+def test_the_reasoning_grammar_parses_and_bounds_the_thinking():
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
+    from tikitaka.protocol.catalogue import Shape, gbnf
+
+    transport = LlamaTransport(smollm2(), n_ctx=512)
+    transport.check_grammar(gbnf(shape=Shape(("sh",), think_chars=300)))
+    transport.check_grammar(gbnf(shape=Shape(("sh",), banned=frozenset({("read_terminal", "sh")}), string_scale=0.5)))

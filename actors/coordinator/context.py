@@ -101,11 +101,20 @@ class Conversation:
         """Index of the current (last) request."""
         return max((i for i, e in enumerate(self.entries) if e.kind == "request"), default=len(self.entries))
 
-    def compact(self, counter: TokenCounter, limit: int) -> tuple[int, int] | None:
-        """Shorten until the prompt is at most `limit` tokens; (before, after), or None when
-        it already fit. Raises ContextTooSmall when even the minimum does not fit."""
+    def compact(self, counter: TokenCounter, limit: int, target: int | None = None) -> tuple[int, int] | None:
+        """When the prompt is over `limit` tokens, shorten it to at most `target` (default
+        `limit`; lower leaves room for the next turns, so the prompt cache is not broken again
+        at once); (before, after), or None when it fit. Raises ContextTooSmall when even the
+        minimum does not fit `limit`."""
         with self._lock:
-            return self._compact(counter, limit)
+            if self.tokens(counter) <= limit:
+                return None
+            try:
+                return self._compact(counter, target if target is not None else limit)
+            except ContextTooSmall:
+                if target is None or target >= limit:
+                    raise
+                return self._compact(counter, limit)
 
     def _compact(self, counter: TokenCounter, limit: int) -> tuple[int, int] | None:
         before = self.tokens(counter)

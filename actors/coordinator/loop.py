@@ -181,8 +181,8 @@ class AgentLoop:
         limit = int(window * (1 - SAFETY)) - reply_budget - 64
         if harder:
             limit = min(limit, run.conversation.tokens(self.counter) // 2)
-        try:
-            done = run.conversation.compact(self.counter, limit)
+        try:  # down to 70 %: room for the next turns before the cache is broken again
+            done = run.conversation.compact(self.counter, limit, int(limit * 0.7))
         except ContextTooSmall as exc:
             raise LlmError(f"the context window (num_ctx = {window}) is too small: {exc} and a reply needs "
                            f"{reply_budget}; raise num_ctx in [coordinator] of config.toml") from None
