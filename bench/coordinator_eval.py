@@ -116,6 +116,7 @@ def run_scenario(host: Host, scenario: Any, marker: Path, timeout: float) -> dic
     ok = scenario.judge(Seen(answer, got, marker))
     return {"scenario": scenario.name, "success": ok, "turns": len(turns), "tool_calls": len(calls),
             "corrections": sum(1 for t in turns if t.get("correction")),
+            "invalid_calls": sum(1 for t in turns if t.get("cause") in ("not JSON", "invalid arguments", "unknown tool")),
             "tokens": sum(t.get("tokens") or 0 for t in turns), "seconds": round(seconds, 1),
             "outcome": ("done: " if answer is not None else "error: ") + ended.removeprefix(
                 "tiki: the coordinator did not finish: ")[:70], "judged": scenario.about,

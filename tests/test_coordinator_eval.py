@@ -41,7 +41,7 @@ def test_the_eval_harness_runs_every_scenario_to_an_end(tmp_path, tiki_env):
     for row in rows.values():
         assert 1 <= row["turns"] <= 2, row  # ended within its turns
         assert row["outcome"].startswith(("done: ", "error: stopped")), row  # an answer or a loop guard
-        assert row["corrections"] == 0, row  # the grammar admits only valid calls
+        assert row["invalid_calls"] == 0, row  # the grammar admits only valid calls (a cut-off may happen)
         assert row["seconds"] < 240
         for action in row["actions"]:  # every action the model chose is catalogued, its arguments valid
             TOOLS[action["tool"]].model_validate(action["args"])

@@ -205,3 +205,11 @@ def test_a_shell_prompt_is_marked_as_a_prompt(scenario):
     read = ends(events)[-1].result
     assert "[prompt] echo hi-there" in read["text"] and read["text"].rstrip().endswith("[prompt]")
     assert "never type it" in read["prompt"]
+
+
+def test_a_placeholder_copied_from_the_examples_is_corrected(scenario):
+    a = scenario()
+    a.fake.script(Reply.action("done", message="<your answer to the user>"), Reply.action("done", message="hello"))
+    final, events = a.run("say hello")
+    assert isinstance(final, RunDone) and final.message == "hello"
+    assert next(e for e in events if isinstance(e, Correction)).cause == "placeholder copied"

@@ -28,6 +28,7 @@ from .context import ContextTooSmall, Conversation, TokenCounter
 from .events import Compacted, Correction, Generating, ToolEnd, ToolStart, TurnStarted
 from .results import Budget, action_summary, summarize
 
+PLACEHOLDER = re.compile(r"^\s*<[^<>\n]{2,40}>\s*$")  # "<tab name>", as in the system prompt's examples
 RETRY_TEMPERATURE = 0.4  # a retry must not be the same prompt at temperature 0: same cut, same mess
 SAFETY = 0.04  # share of the window kept free for the template and our estimate's error
 
@@ -159,6 +160,10 @@ class AgentLoop:
             cause = "not JSON" if isinstance(exc, FormatError) else (
                 "unknown tool" if isinstance(exc, UnknownTool) else "invalid arguments")
             return self.correct(turn, f"Correction: {exc}", cause, "did not parse")
+        copied = next((v for v in action.args.values() if isinstance(v, str) and PLACEHOLDER.match(v)), None)
+        if copied is not None:  # small models copy the examples' placeholders verbatim
+            return self.correct(turn, f"Correction: {copied.strip()} is a placeholder from the examples; "
+                                      "write the real value instead.", "placeholder copied", "copied a placeholder")
         self.correction, self.shorter = None, False
         turn["action"] = action.to_json()
         text = json.dumps(action.to_json(), ensure_ascii=False)
@@ -168,7 +173,7 @@ class AgentLoop:
 
     def correct(self, turn: dict[str, Any], message: str, cause: str, what: str) -> None:
         """Drop the reply, retry the turn with `message`: the model learns the real cause."""
-        turn["correction"] = message
+        turn["correction"], turn["cause"] = message, cause
         self.guards.format_error(what)
         self.correction = message
         self.shorter = self.shorter or cause.startswith("cut off")
