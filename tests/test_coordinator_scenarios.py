@@ -213,3 +213,16 @@ def test_a_placeholder_copied_from_the_examples_is_corrected(scenario):
     final, events = a.run("say hello")
     assert isinstance(final, RunDone) and final.message == "hello"
     assert next(e for e in events if isinstance(e, Correction)).cause == "placeholder copied"
+
+
+def test_native_tool_calls_when_asked_for(agent):
+    pytest.importorskip("openai")
+    a = agent(BASH_TAB, backend="openai", native_tools=True)
+    a.fake.script(Reply(tool_calls=[{"function": {"name": "read_terminal", "arguments": {"tab": "sh", "lines": 5}}}]),
+                  Reply(tool_calls=[{"function": {"name": "done", "arguments": {"message": "read it"}}}]))
+    final, events = a.run("read sh")
+    assert isinstance(final, RunDone) and final.message == "read it"
+    assert ends(events)[0].tool == "read_terminal" and ends(events)[0].args == {"tab": "sh", "lines": 5}
+    request = a.fake.requests[0]
+    assert {t["function"]["name"] for t in request["tools"]} >= {"read_terminal", "done"}
+    assert "response_format" not in request  # never a schema and tools together

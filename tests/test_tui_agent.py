@@ -43,6 +43,7 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         assert "you say hi in sh" in text
         assert "send_to_terminal" in text and "ai-$((40+2))" in text  # the tool card: name, args...
         assert '"ok": true' in text  # ...and result
+        assert "done · 2 turns ·" in text  # the run's figures, as in `tiki ask`
         await until(pilot, lambda: "\nai-42" in screen_text(app), what="the command ran in sh")
 
 

@@ -165,9 +165,12 @@ class LlamaTransport(httpx.BaseTransport):
     def _chat(self, body: dict[str, Any], grammar: Any) -> Iterator[bytes]:
         options = body.get("options") or {}
         messages = [{"role": m.get("role", "user"), "content": m.get("content") or ""} for m in body.get("messages", [])]
+        import llama_cpp
+
         budget = int(options.get("num_predict", 512))
         before = list(self._llm._input_ids)
         started = time.monotonic()
+        llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)  # llama.cpp's own counts, this turn only
         stream = self._llm.create_chat_completion(
             messages=messages, stream=True, grammar=grammar, max_tokens=budget,
             temperature=float(options.get("temperature", 0.0)),
@@ -189,13 +192,15 @@ class LlamaTransport(httpx.BaseTransport):
                 close()
         after = list(self._llm._input_ids)
         prompt_len = max(0, len(after) - generated)
-        reused = _common_prefix(before, after[:prompt_len])
-        self.last_stats = {"prompt_total": prompt_len, "prompt_evaluated": prompt_len - reused, "generated": generated}
+        perf = llama_cpp.llama_perf_context(self._llm._ctx.ctx)
+        self.last_stats = {"prompt_total": prompt_len, "prompt_evaluated": int(perf.n_p_eval),
+                           "prefix_reused": _common_prefix(before, after[:prompt_len]), "generated": generated,
+                           "prompt_ms": round(perf.t_p_eval_ms), "eval_ms": round(perf.t_eval_ms)}
         self.history.append(self.last_stats)
         if generated >= budget:
             reason = "length"
         yield _line({"model": self.name, "message": {"role": "assistant", "content": ""}, "done": True,
-                     "done_reason": reason, "prompt_eval_count": prompt_len - reused, "eval_count": generated,
+                     "done_reason": reason, "prompt_eval_count": int(perf.n_p_eval), "eval_count": generated,
                      "total_duration": int((time.monotonic() - started) * 1e9)})
 
 
