@@ -7,6 +7,7 @@ Errors (final or retried), timers, cut-offs, corrections, oversized results and 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -226,3 +227,13 @@ def test_native_tool_calls_when_asked_for(agent):
     request = a.fake.requests[0]
     assert {t["function"]["name"] for t in request["tools"]} >= {"read_terminal", "done"}
     assert "response_format" not in request  # never a schema and tools together
+
+
+def test_runs_folded_away_are_remembered_by_their_answers(scenario):
+    a = scenario(num_ctx=2048, reply_tokens=256, reasoning="off")
+    for n in range(12):
+        a.fake.script(Reply.action("done", message=f"the answer to {n} is {n * n}"))
+        assert isinstance(a.run(f"what is {n} squared? " + "please " * 60)[0], RunDone)
+    system = a.coordinator.messages().get()[0]["content"]
+    assert "Earlier in this session" in system and "squared? please please" in system
+    assert re.search(r"-> the answer to \d+ is \d+", system)  # remembered by its answer, not "(no answer)"

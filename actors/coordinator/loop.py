@@ -165,9 +165,11 @@ class AgentLoop:
                                       "write the real value instead.", "placeholder copied", "copied a placeholder")
         self.correction, self.shorter = None, False
         turn["action"] = action.to_json()
-        text = json.dumps(action.to_json(), ensure_ascii=False)
-        summary = action_summary(action.to_json()) if len(text) > 200 else ""
-        run.append("assistant", output.text, "action", summary)
+        if action.tool == "done":  # an answer: what a folded-away run is remembered by
+            run.append("assistant", output.text, "answer", action.args["message"])
+        else:
+            text = json.dumps(action.to_json(), ensure_ascii=False)
+            run.append("assistant", output.text, "action", action_summary(action.to_json()) if len(text) > 200 else "")
         return action
 
     def correct(self, turn: dict[str, Any], message: str, cause: str, what: str) -> None:
