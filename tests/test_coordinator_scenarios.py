@@ -172,8 +172,12 @@ def test_after_a_failed_run_the_next_ask_works(scenario):
     a.fake.script(Reply.action("done", message="second works"))
     final, _ = a.run("second")
     assert isinstance(final, RunDone) and final.message == "second works"
-    roles = [m["role"] for m in a.fake.requests[-1]["messages"]]
-    assert roles == ["system", "user", "assistant", "user"]  # the failed run was closed
+    messages = a.fake.requests[-1]["messages"]
+    # the failed run was taken back (no dangling turn, no made-up answer to copy) and the next
+    # request says in one line what happened
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[1]["content"].startswith("(Your previous request 'first' did not finish: model 'gemma4:e4b'")
+    assert "\n\nsecond\n\n(Tabs now:" in messages[1]["content"]
 
 
 def test_a_looping_model_is_moved_on_rather_than_blocked(scenario):

@@ -28,7 +28,7 @@ from ...protocol.guards import RunAborted
 from ..supervisor import SupervisedActor
 from .backends.stream import Cancelled, LlmError
 from .consent import Consent
-from .context import Conversation
+from .context import clip
 from .events import Loading, RunDone, RunError, RunStarted
 from .inbox import PeerInbox
 from .limits import ASK
@@ -54,6 +54,7 @@ class Coordinator(SupervisedActor):
         self._dropped: set[str] = set()  # queued runs cancelled before they started
         self._current: RunRequest | None = None
         self._loop: AgentLoop | None = None
+        self._request_entry: Any = None  # the current run's request in the conversation
         self._cancel = threading.Event()
         self._inbox = PeerInbox()
         self._consent = Consent(self._bus, self._settings.allow_shell)
@@ -172,7 +173,7 @@ class Coordinator(SupervisedActor):
             with self._lock:
                 request.session = self._link.session
                 self._cancel.clear()  # before `_current` is set, so no cancel() is lost
-                self._current, self._loop = request, None
+                self._current, self._loop, self._request_entry = request, None, None
             try:
                 self._run(request)
             except Exception as exc:  # noqa: BLE001 - the run ends with an error; the worker lives
@@ -186,6 +187,8 @@ class Coordinator(SupervisedActor):
         with self._lock:
             if self._current is not None and self._current.session == self._link.session:
                 self._link.conversation.add(role, content, kind, summary)
+                if kind == "request":
+                    self._request_entry = self._link.conversation.entries[-1]
 
     def _run(self, request: RunRequest) -> None:
         label = self._backend_label()
@@ -210,32 +213,37 @@ class Coordinator(SupervisedActor):
             event: Any = RunDone(request.run_id, answer, **figures)
         else:
             event = RunError(request.run_id, reason, **figures)
-            self._close(f"(stopped: {reason})")
+            self._take_back(request, reason)
         self._finish(record, event)
         if self._inbox.pending():
             self._host.event_log.append("peer_messages_kept", sender="coordinator", run_id=request.run_id,
                                         detail="peer messages arrived after the run's last tool; "
                                                "they go with the next request")
 
-    def _close(self, message: str) -> None:
-        """A run that ends without an answer still ends the exchange: the next request must
-        not follow a dangling request or result (strict chat templates require turns to
-        alternate)."""
+    def _take_back(self, request: RunRequest, reason: str) -> None:
+        """A run that ends without an answer leaves no dangling turn (strict chat templates need
+        user and assistant to alternate) and no made-up answer a small model would copy: it is
+        taken out of the conversation, and the next request says in one line what happened."""
         with self._lock:
-            entries = self._link.conversation.entries
-            dangling = len(entries) > 1 and entries[-1].role == "user"
-        if dangling:
-            self._append("assistant", json.dumps({"tool": "done", "args": {"message": message}}), "answer", message)
+            if request.session != self._link.session or self._request_entry is None:
+                return  # reset meanwhile, or it failed before it said anything: nothing to take back
+            taken = self._link.conversation.take_back(self._request_entry)
+            facts = [e.summary for e in taken if e.kind == "result" and e.summary]
+            self._link.note = (f"(Your previous request {clip(request.prompt, 100)!r} did not finish: "
+                               f"{clip(reason, 160)}." + (f" What it did: {clip('; '.join(facts), 600)}" if facts else "")
+                               + ")\n\n")
 
     def _agent(self, request: RunRequest, record: dict[str, Any]) -> str:
         problem = getattr(self._backend_factory, "problem", None)
         reason = problem() if problem is not None else None
         if reason:
             raise LlmError(reason)
+        with self._lock:
+            note, self._link.note = self._link.note, ""
         run = Run(request.run_id, request.prompt, request.source, request.allow_shell, self._settings,
                   self._link.conversation, self._append, self._backend_getter(request.run_id), self._executor,
                   self._bus.publish, self._cancel, lambda: self._host.workspace.names().get(timeout=ASK),
-                  record, self._inbox.drain())
+                  record, self._inbox.drain(), note)
         loop = AgentLoop(run)
         with self._lock:
             self._loop = loop

@@ -89,6 +89,13 @@ class Conversation:
         with self._lock:
             self.entries, self.earlier = [Entry("system", self.system, "system")], []
 
+    def take_back(self, request: Entry) -> list[Entry]:
+        """Remove `request` and everything after it (a run that did not finish)."""
+        with self._lock:
+            index = next((i for i, e in enumerate(self.entries) if e is request), len(self.entries))
+            taken, self.entries = self.entries[index:], self.entries[:index]
+            return taken
+
     def messages(self) -> list[dict[str, Any]]:
         with self._lock:
             return [{"role": e.role, "content": e.content} for e in self.entries]

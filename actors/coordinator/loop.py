@@ -55,6 +55,7 @@ class Run:
     tab_names: Callable[[], list[str]]
     record: dict[str, Any] = field(default_factory=dict)
     late: list[dict[str, Any]] = field(default_factory=list)  # peer messages from between runs
+    note: str = ""  # how the previous run ended, when it did not finish
 
 
 class AgentLoop:
@@ -87,7 +88,7 @@ class AgentLoop:
         self.contacted.update(str(m.get("from", "")).casefold() for m in run.late)
         late = ("\n\nPeer messages that arrived after your last run: " + json.dumps(run.late, ensure_ascii=False)
                 if run.late else "")
-        run.append("user", f"{run.prompt}{late}\n\n(Tabs now: {run.executor.overview(rows)})", "request", "")
+        run.append("user", f"{run.note}{run.prompt}{late}\n\n(Tabs now: {run.executor.overview(rows)})", "request", "")
         while True:
             answer = self.step()
             if answer is not None:

@@ -29,3 +29,4 @@ class CoordinatorLink:
     send_filter: SendFilter = lambda tab, role, text: text
     reset_hooks: list[Callable[[], None]] = field(default_factory=list)
     backend: Any = None  # built once; a loaded model survives a restart of the actor
+    note: str = ""  # what the next request must know about a run that did not finish
