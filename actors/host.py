@@ -1,7 +1,7 @@
 """The host: the actor system behind both `tiki` (with the TUI) and `tiki serve`.
 
 It loads settings and the workspace, starts the event log, the workspace actor (and through it
-a terminal actor per tab), the extensions (reactor, bot) and the IPC server, and tears all of
+a terminal actor per tab), the coordinator, the bot and the IPC server, and tears all of
 it down on every exit path: `stop()` stops every pykka actor and removes the socket.
 
 Every actor and long-lived thread is owned by one `Supervisor` (`host.supervisor`): a failure
@@ -24,8 +24,8 @@ import pykka
 
 from ..protocol import ops, paths
 from ..protocol.settings import Settings, SettingsError, parse_settings
-from . import reactor_ops
 from .event_log import EventLog
+from .coordinator import ops as coordinator
 from .events import EventBus
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
@@ -40,7 +40,7 @@ def handler_table() -> dict[str, tuple[ops.Op, Handler]]:
     """Every op of `protocol.ops` with its one handler. Raises at import time when an op has
     no handler or two, so a wiring mistake can never silently drop a group of commands."""
     table: dict[str, tuple[ops.Op, Handler]] = {}
-    for module in (tab_handlers, host_handlers, reactor_ops):
+    for module in (tab_handlers, host_handlers, coordinator):
         for op, handler in module.HANDLERS.items():
             if op.name in table:
                 raise RuntimeError(f"op {op.name} has two handlers ({module.__name__})")
@@ -190,7 +190,7 @@ class Host:
         ))
         self.workspace.open_initial(entries).get(timeout=60)
         if self.options.coordinator:
-            reactor_ops.start(self, self.options.backend_factory)
+            coordinator.start(self, self.options.backend_factory)
         if self.options.peers:
             peers.start(self)  # after the coordinator: it wires the first-contact header into it
         self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)

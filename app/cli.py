@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 from ..protocol import ipc
-from . import agent_commands
-from .commands import host, peers, terminal
+from .commands import coordinator, host, peers, terminal
 
-COMMAND_MODULES = (terminal, host, agent_commands, peers)
+COMMAND_MODULES = (terminal, host, coordinator, peers)
 
 DESCRIPTION = """\
 tikitaka: a terminal workspace where a local LLM coordinator and the CLI AIs in your tabs

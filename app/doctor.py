@@ -74,6 +74,6 @@ def run_checks() -> list[Check]:
         checks.append(("FAIL", "backend", "cannot check until the settings load"))
         return checks
     checks.append(("ok", "config", f"{paths.settings_file()} " + ("read" if paths.settings_file().exists() else "(none: defaults)")))
-    from .agent_commands import agent_doctor_checks
+    from .commands.coordinator import agent_doctor_checks
 
-    return checks + agent_doctor_checks(settings.reactor)
+    return checks + agent_doctor_checks(settings.coordinator)

@@ -1,6 +1,6 @@
 """Peer wake-up: a coordinator run is in `wait` (30 s); a peer calls the real
 `tiki bot-chat "DONE(...)"` CLI; time from that call returning to the `wait` returning with
-the message (through the socket, the bot actor and the reactor). Negative means the wait had
+the message (through the socket, the bot actor and the coordinator). Negative means the wait had
 already returned before the CLI process finished exiting.
 
     python bench/peer_wake.py [--n 20]
@@ -30,11 +30,9 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     from agent_helpers import AgentHost
     from fake_ollama import Reply
-    from tikitaka.actors.peers import wiring as peer_ops
-    from tikitaka.actors.reactor_events import ToolEnd, ToolStart
+    from tikitaka.actors.coordinator.events import ToolEnd, ToolStart
 
-    agent = AgentHost(work, '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n')
-    peer_ops.register(agent.host)
+    agent = AgentHost(work, "[[tab]]\nname = \"Claude\"\ncommand = [\"cat\"]\nrole = \"peer\"\n", peers=True)
     woke: dict[str, float] = {}
     started: dict[str, float] = {}
 
@@ -49,7 +47,7 @@ def main() -> None:
     try:
         for i in range(opts.n):
             agent.fake.script(Reply.action("wait", seconds=30), Reply.action("done", message="ok"))
-            run_id = agent.reactor.submit("wait for the peer").get()
+            run_id = agent.coordinator.submit("wait for the peer").get()
             while run_id not in started:
                 time.sleep(0.005)
             time.sleep(0.05)

@@ -3,8 +3,10 @@
 - at most `max_turns` model turns;
 - the same tool with the same canonical arguments a 4th time is blocked, with an explanation
   fed back as its result; 3 blocks in a row end the run;
-- output that does not parse gets at most 2 correction turns in a row;
-- a bare `{"message": ...}` is repaired into `done` once per run.
+- output that does not parse (or was cut off) gets at most 2 correction turns in a row;
+- a bare `{"message": ...}` is repaired into `done` once per run;
+- `exhausted()` names the calls made `REPEAT_LIMIT` times, so the next turn's schema or
+  grammar can leave them out and a looping model is moved on rather than blocked.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Guards:
     turns: int = 0
     repairs_used: int = 0
     _calls: Counter = field(default_factory=Counter)
+    _targets: dict = field(default_factory=dict)  # canonical call -> (tool, tab or None)
     _blocks_in_a_row: int = 0
     _corrections_in_a_row: int = 0
 
@@ -40,11 +43,16 @@ class Guards:
     def may_repair(self) -> bool:
         return self.repairs_used < 1
 
-    def format_error(self) -> None:
-        """Count an unparseable turn; raises when the corrections are used up."""
+    def format_error(self, what: str = "did not parse") -> None:
+        """Count an unusable turn; raises when the corrections are used up. `what` says how
+        the last reply failed ("did not parse", "was cut off at the reply budget")."""
         self._corrections_in_a_row += 1
         if self._corrections_in_a_row > CORRECTIONS:
-            raise RunAborted(f"the model's output did not parse {self._corrections_in_a_row} times in a row")
+            raise RunAborted(f"stopped: the model's reply {what} {self._corrections_in_a_row} times in a row")
+
+    def exhausted(self) -> frozenset[tuple[str, str | None]]:
+        """(tool, tab) of every call that the next identical call would be blocked for."""
+        return frozenset(self._targets[key] for key, count in self._calls.items() if count >= REPEAT_LIMIT)
 
     def check(self, action: Action) -> str | None:
         """None if the action may run, else the explanation to feed back instead of running it."""
@@ -53,6 +61,8 @@ class Guards:
             self.repairs_used += 1
         key = action.canonical()
         self._calls[key] += 1
+        if action.tool != "done":
+            self._targets[key] = (action.tool, action.args.get("tab"))
         if self._calls[key] <= REPEAT_LIMIT or action.tool == "done":
             self._blocks_in_a_row = 0
             return None

@@ -198,6 +198,7 @@ class _Ask(TypedDict):
 
 class Ask(_Ask, total=False):
     allow_shell: bool
+    new: bool  # start a new coordinator session first
 
 
 class RunCancel(TypedDict, total=False):

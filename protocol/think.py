@@ -1,4 +1,8 @@
-"""Removing `<think>...</think>` from streamed text, even when a tag is split across chunks."""
+"""Separating `<think>...</think>` from streamed text, even when a tag is split across chunks.
+
+The visible text is returned; what was inside the tags is kept in `thinking` (shown as
+progress, never part of the answer), and `thought_chunks` counts the chunks that fell inside.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +13,25 @@ class ThinkStripper:
     def __init__(self) -> None:
         self._inside = False
         self._pending = ""  # a possible partial tag held back until the next chunk
+        self.thinking: list[str] = []
+        self.thought_chunks = 0
 
     def feed(self, chunk: str) -> str:
         text = self._pending + chunk
         self._pending = ""
         out = []
+        if self._inside:
+            self.thought_chunks += 1
         while text:
             tag = CLOSE if self._inside else OPEN
             index = text.find(tag)
             if index >= 0:
-                if not self._inside:
-                    out.append(text[:index])
+                (self.thinking if self._inside else out).append(text[:index])
                 text = text[index + len(tag):]
                 self._inside = not self._inside
                 continue
             keep = _partial_suffix(text, tag)
-            if not self._inside:
-                out.append(text[: len(text) - keep])
+            (self.thinking if self._inside else out).append(text[: len(text) - keep])
             self._pending = text[len(text) - keep:] if keep else ""
             break
         return "".join(out)

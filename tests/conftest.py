@@ -137,8 +137,8 @@ def agent(tmp_path, in_tiki_env):
 
     hosts = []
 
-    def make(workspace: str = BASH_TAB, **reactor):
-        host = AgentHost(tmp_path, workspace, **reactor)
+    def make(workspace: str = BASH_TAB, **coordinator):
+        host = AgentHost(tmp_path, workspace, **coordinator)
         hosts.append(host)
         return host
 

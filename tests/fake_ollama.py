@@ -2,12 +2,16 @@
 
 Tests queue one `Reply` per expected /api/chat call; each reply streams its chunks (with
 optional delays), can stall, break the connection mid-stream, or answer with an HTTP error.
-Every request body is recorded so tests can assert what the client sent.
+Every request body is recorded so tests can assert what the client sent. Its "tokenizer" is
+3.2 characters per token: a prompt that would not fit the requested `num_ctx` with its
+`num_predict` is recorded in `overflows` (real Ollama silently cuts such a prompt), and
+refused with a 400 like a llama.cpp runner when `refuse_overflow` is set.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import socket
 import threading
 import time
@@ -29,6 +33,8 @@ class Reply:
     prompt_eval_count: int = 10
     thinking: list[str] = field(default_factory=list)  # `thinking` field chunks sent first
     tool_calls: list[dict[str, Any]] | None = None  # native tool calls, sent before `done`
+    done_reason: str = "stop"  # "length": the reply hit num_predict (a cut-off)
+    first_delay: float = 0.0  # seconds before anything is sent (loading, reading the prompt)
 
     @classmethod
     def action(cls, tool: str, split: int = 3, **args: Any) -> "Reply":
@@ -36,6 +42,10 @@ class Reply:
         text = json.dumps({"tool": tool, "args": args})
         step = max(1, len(text) // split)
         return cls(chunks=[text[i:i + step] for i in range(0, len(text), step)])
+
+
+def prompt_tokens(messages: list[dict[str, Any]]) -> int:
+    return sum(math.ceil(len(m.get("content") or "") / 3.2) + 4 for m in messages)
 
 
 class FakeOllama:
@@ -47,6 +57,8 @@ class FakeOllama:
         self.finished: list[float] = []  # ... and when its reply was completely sent
         self.models = models
         self.capabilities = ["completion"]  # what /api/show lists
+        self.overflows: list[int] = []  # prompt sizes that did not fit the window
+        self.refuse_overflow = False
         self._lock = threading.Lock()
         fake = self
 
@@ -94,10 +106,18 @@ class FakeOllama:
                 if self.path != "/api/chat":
                     self._json(404, {"error": "not found"})
                     return
+                options = body.get("options") or {}
+                size = prompt_tokens(body.get("messages", []))
+                over = size + int(options.get("num_predict") or 0) > int(options.get("num_ctx") or 2048)
                 with fake._lock:
                     fake.arrived.append(arrived)
                     fake.requests.append(body)
-                    reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
+                    if over:
+                        fake.overflows.append(size)
+                    if over and fake.refuse_overflow:
+                        reply = Reply(status=400, error=f"context window exceeded: the prompt has {size} tokens")
+                    else:
+                        reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
                 if reply.status != 200:
                     self._json(reply.status, {"error": reply.error})
                     return
@@ -106,6 +126,8 @@ class FakeOllama:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 try:
+                    if reply.first_delay:
+                        time.sleep(reply.first_delay)
                     for thought in reply.thinking:
                         self._chunk({"model": body.get("model"), "done": False,
                                      "message": {"role": "assistant", "content": "", "thinking": thought}})
@@ -134,7 +156,7 @@ class FakeOllama:
                         self._chunk({"model": body.get("model"), "done": False,
                                      "message": {"role": "assistant", "content": "", "tool_calls": reply.tool_calls}})
                     self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
-                                 "done": True, "done_reason": "stop", "prompt_eval_count": reply.prompt_eval_count,
+                                 "done": True, "done_reason": reply.done_reason, "prompt_eval_count": reply.prompt_eval_count,
                                  "eval_count": len(reply.chunks)})
                     self.wfile.write(b"0\r\n\r\n")
                     self.wfile.flush()

@@ -1,23 +1,54 @@
-"""A scripted stand-in for a CLI AI, run as a peer tab's program in tests.
+"""A scripted stand-in for a CLI AI, run as a peer tab's program in tests and in
+`bench/coordinator_eval.py`.
 
 It reads what is typed into it (bracketed-paste markers included), runs the acknowledgement
-command the first-contact header tells it to, and answers a question through bot-chat, as
-Claude Code would when it follows the briefing. It prints what it does.
+command the first-contact header tells it to, and answers through bot-chat, as Claude Code
+would when it follows the briefing. It prints what it does. Personas say different things:
+
+- `claude` (default): answers "what is A times B" (6 times 7 is "42, obviously (six sevens)",
+  commas and all); anything else gets "I can only multiply".
+- `codex`: takes notes: answers every message with "noted: <the message>".
+- `silent`: acknowledges the handshake, then never answers.
+
+`--delay S` waits S seconds before answering, as a real AI thinks; `--log FILE` appends one
+JSON line per answer with the time the bot-chat call returned (the host had the reply).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 
 ACK = re.compile(r'`(tiki bot-chat "DONE\(handshake-ok\)" --from [\w.-]+)`')
+TIMES = re.compile(r"(\d+)\s*(?:times|x|\*)\s*(\d+)", re.I)
+
+
+def answer(persona: str, line: str) -> str | None:
+    question = line.split("Message:", 1)[-1].strip()  # after a first-contact header, the message
+    if persona == "silent" or not question:
+        return None
+    if persona == "codex":
+        return f"noted: {question[-200:]}"
+    match = TIMES.search(question)
+    if not match:
+        return "I can only multiply"
+    a, b = int(match.group(1)), int(match.group(2))
+    return "42, obviously (six sevens)" if (a, b) in ((6, 7), (7, 6)) else str(a * b)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--persona", default="claude", choices=("claude", "codex", "silent"))
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--log")
+    opts = parser.parse_args()
     sys.stdout.write("\x1b[?2004h")  # like real AI TUIs: ask for bracketed paste
-    print("stand-in ready", flush=True)
+    print(f"stand-in ready ({opts.persona})", flush=True)
     for raw in sys.stdin:
         line = raw.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
         if not line:
@@ -29,9 +60,15 @@ def main() -> None:
         if ack:
             subprocess.run(ack.group(1), shell=True, check=False)
             print("acked", flush=True)
-        if "6 times 7" in line:
-            subprocess.run(["tiki", "bot-chat", "DONE(42, obviously (six sevens))"], check=False)
-            print("answered", flush=True)
+        reply = answer(opts.persona, line)
+        if reply is None:
+            continue
+        time.sleep(opts.delay)
+        subprocess.run(["tiki", "bot-chat", f"DONE({reply})"], check=False)
+        if opts.log:
+            with open(opts.log, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"replied": time.time(), "text": reply}) + "\n")
+        print("answered", flush=True)
 
 
 if __name__ == "__main__":

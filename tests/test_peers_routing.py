@@ -1,4 +1,4 @@
-"""Routing of peer messages through the real bot and reactor actors (fake Ollama)."""
+"""Routing of peer messages through the real bot and coordinator actors (fake Ollama)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from conftest import wait_until
 from fake_ollama import Reply
 from tikitaka.actors.events import PeerNote
 from tikitaka.actors.events import BotChat
-from tikitaka.actors.reactor_events import RunDone, RunStarted, ToolEnd, ToolStart
+from tikitaka.actors.coordinator.events import RunDone, RunStarted, ToolEnd, ToolStart
 
 PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -39,8 +39,8 @@ def chat(a, text, sender="Claude", verified=True):
 def test_message_during_a_run_wakes_the_pending_wait(agent):
     a = agent()
     a.fake.script(Reply.action("wait", seconds=30), Reply.action("done", message="ok"))
-    run_id = a.reactor.submit("wait for Claude").get()
-    wait_until(lambda: len(a.fake.requests) == 1 and a.reactor.status().get()["turns"] == 1, what="waiting")
+    run_id = a.coordinator.submit("wait for Claude").get()
+    wait_until(lambda: len(a.fake.requests) == 1 and a.coordinator.status().get()["turns"] == 1, what="waiting")
     time.sleep(0.3)  # let the wait tool start
     chat(a, "42, obviously")
     final, events = a.collect(run_id)
@@ -53,7 +53,7 @@ def test_message_during_another_tool_is_attached_to_its_result(agent):
     a = agent()
     a.fake.script(Reply(chunks=['{"tool": "list_terminals", ', '"args": {}}'], delay=0.4),
                   Reply.action("done", message="ok"))
-    run_id = a.reactor.submit("list").get()
+    run_id = a.coordinator.submit("list").get()
     wait_until(lambda: a.fake.requests, what="first turn started")
     chat(a, "by the way")  # arrives while the model is generating, before the tool runs
     final, events = a.collect(run_id)
@@ -82,7 +82,7 @@ def test_idle_message_from_a_stranger_or_unverified_is_only_shown(agent):
     chat(a, "hello from nowhere", sender="tester", verified=False)
     chat(a, "unasked", sender="Claude", verified=True)  # never talked to this session
     a.bot.states().get()  # the bot's mailbox is in order: both messages are routed by now
-    assert a.reactor.status().get()["queued"] == 0 and a.reactor.status().get()["state"] == "idle"
+    assert a.coordinator.status().get()["queued"] == 0 and a.coordinator.status().get()["state"] == "idle"
     # A positive control through the same path: once the coordinator has talked to Claude, a
     # message from it does start a run. Messages are routed in order, so if either message
     # above had started a run, it would be the first continuation seen here.
@@ -109,7 +109,7 @@ def test_a_connected_peer_saying_ok_reaches_the_pending_wait(agent, word):
     chat(a, "handshake-ok")
     wait_until(lambda: a.bot.states().get() == {"Claude": {"handshake": "connected"}}, what="connected")
     a.fake.script(Reply.action("wait", seconds=30), Reply.action("done", message="got it"))
-    run_id = a.reactor.submit("wait for Claude's answer").get()
+    run_id = a.coordinator.submit("wait for Claude's answer").get()
     wait_until(lambda: any(isinstance(e, ToolStart) and e.run_id == run_id for e in list(a.events.queue)),
                what="the wait tool started")
     chat(a, word)
@@ -124,7 +124,7 @@ def test_continuation_rate_cap(agent):
     a.run("greet")
     a.fake.script(*[Reply.action("done", message=f"c{i}") for i in range(5)])
     for i in range(3):
-        wait_until(lambda: a.reactor.status().get()["state"] == "idle", what="idle")
+        wait_until(lambda: a.coordinator.status().get()["state"] == "idle", what="idle")
         chat(a, f"ping {i}")
         time.sleep(0.3)
     notes = wait_until(lambda: [e for e in list(a.events.queue) if isinstance(e, PeerNote)], what="cap note")
@@ -139,7 +139,7 @@ def test_reset_makes_every_peer_a_stranger(agent):
     a.run("greet")
     chat(a, "ok")
     wait_until(lambda: a.bot.states().get()["Claude"]["handshake"] == "connected", what="connected")
-    a.reactor.reset().get()
+    a.coordinator.reset().get()
     wait_until(lambda: a.bot.states().get()["Claude"]["handshake"] == "not_connected", what="reset")
 
 

@@ -9,7 +9,7 @@ import pykka
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
 from tikitaka.actors.events import BotChat
-from tikitaka.actors.reactor_events import RunDone, RunError
+from tikitaka.actors.coordinator.events import RunDone, RunError
 
 PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -88,22 +88,22 @@ def test_coordinator_failure_restarts_it_and_the_next_ask_works(agent, monkeypat
     a.fake.script(Reply.action("done", message="first"))
     final, _ = a.run("one")
     assert isinstance(final, RunDone)
-    messages = len(a.reactor.messages().get(timeout=5))
-    from tikitaka.actors.reactor import ReactorActor
+    messages = len(a.coordinator.messages().get(timeout=5))
+    from tikitaka.actors.coordinator.actor import Coordinator
 
-    inject(monkeypatch, ReactorActor)
-    slot = a.host._services["reactor"]
+    inject(monkeypatch, Coordinator)
+    slot = a.host._services["coordinator"]
     old = slot.ref
     old.tell(Boom())
     wait_until(lambda: restarted(slot, old), what="the coordinator restarted")
     assert _health(a.host, "coordinator")["restarts"] == 1
     a.fake.script(Reply.action("done", message="second"))
-    reactor = a.host.service("reactor")
-    run_id = reactor.submit("two").get(timeout=5)
+    coordinator = a.host.service("coordinator")
+    run_id = coordinator.submit("two").get(timeout=5)
     final, _ = a.collect(run_id)
     assert isinstance(final, RunDone) and final.message == "second"
     # The conversation survived the restart: the new run appended to it.
-    assert len(reactor.messages().get(timeout=5)) == messages + 2
+    assert len(coordinator.messages().get(timeout=5)) == messages + 2
 
 
 def test_a_transcript_that_cannot_be_written_does_not_hang_ask(agent, in_tiki_env):
@@ -124,7 +124,7 @@ def test_a_transcript_that_cannot_be_written_does_not_hang_ask(agent, in_tiki_en
 
 def test_a_run_that_breaks_outside_the_loop_ends_with_an_error_and_the_worker_lives(agent, monkeypatch):
     a = agent()
-    from tikitaka.actors.transcript import Transcript
+    from tikitaka.actors.coordinator.transcript import Transcript
 
     calls = []
     original = Transcript.start

@@ -43,6 +43,7 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         assert "you say hi in sh" in text
         assert "send_to_terminal" in text and "ai-$((40+2))" in text  # the tool card: name, args...
         assert '"ok": true' in text  # ...and result
+        assert "done · 2 turns ·" in text  # the run's figures, as in `tiki ask`
         await until(pilot, lambda: "\nai-42" in screen_text(app), what="the command ran in sh")
 
 
@@ -74,10 +75,10 @@ async def test_escape_cancels_a_run_and_reset_starts_a_new_session(agent):
                     what="progress in the status line")
         await pilot.press("escape")
         await until(pilot, lambda: "coordinator stopped" in log_text(app), what="cancelled")
-        assert len(a.reactor.messages().get(timeout=5)) > 1  # the request is in the conversation
+        assert len(a.coordinator.messages().get(timeout=5)) > 1  # the request is in the conversation
         await pilot.press(*"/reset", "enter")
         await until(pilot, lambda: "new AI session" in log_text(app), what="reset note")
-        await until(pilot, lambda: len(a.reactor.messages().get(timeout=5)) <= 1, what="conversation forgotten")
+        await until(pilot, lambda: len(a.coordinator.messages().get(timeout=5)) <= 1, what="conversation forgotten")
 
 
 @pytest.fixture
@@ -107,3 +108,30 @@ async def test_panel_position_and_theme_persist(tmp_path, isolated):
     finally:
         stop(again)
     assert settings_store.load()["panel"] == "hidden"
+
+
+async def test_ai_mode_relays_at_name_to_a_peer_with_no_backend(tmp_path, in_tiki_env, monkeypatch):
+    # issue 10: `@Name ...` needs no model, in the TUI as in `tiki ask`
+    import json
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setenv("TIKI_BACKEND", "ollama")  # and nothing answers at OLLAMA_HOST
+    standin = json.dumps(str(Path(__file__).parent / "peer_standin.py"))
+    app = make_app(tmp_path, f'[[tab]]\nname = "Claude"\ncommand = [{json.dumps(sys.executable)}, {standin}]\n'
+                             'role = "peer"\n')
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            panel = app.query_one(AgentPanel)
+            await until(pilot, lambda: "stand-in ready" in screen_text(app), what="the stand-in")
+            await until(pilot, lambda: panel.ai_reason not in (None, "checking the coordinator's backend..."),
+                        what="the backend check")
+            await pilot.press("f2", "shift+tab", "shift+tab")
+            assert panel.mode == "AI"  # offered although no backend answers: relays need none
+            assert "only `@Name ...` relays to peer tabs work" in log_text(app)
+            panel.query_one("#agent-input").value = "@Claude what is 6 times 7?"
+            await pilot.press("enter")
+            await until(pilot, lambda: "coordinator 42, obviously (six sevens)" in log_text(app), timeout=30,
+                        what="the peer's answer")
+    finally:
+        stop(app)

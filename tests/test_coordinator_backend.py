@@ -8,9 +8,9 @@ import threading
 import pytest
 
 from fake_ollama import FakeOllama, Reply
-from tikitaka.actors.llm_backend import LlmError, OllamaBackend, normalize_host
+from tikitaka.actors.coordinator.backends.ollama import LlmError, OllamaBackend, normalize_host
 from tikitaka.protocol.catalogue import action_schema, native_tools
-from tikitaka.protocol.settings import ReactorSettings
+from tikitaka.protocol.settings import CoordinatorSettings
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
 
@@ -23,34 +23,49 @@ def fake():
 
 
 def backend(fake, sleeps=None, **settings):
-    return OllamaBackend(ReactorSettings(ollama_host=fake.url, **settings),
+    return OllamaBackend(CoordinatorSettings(ollama_host=fake.url, **settings),
                          sleep=lambda s, cancel: (sleeps if sleeps is not None else []).append(s))
 
 
 def turn(b, tabs=("sh",), **kwargs):
     progress = []
     output = b.chat(MESSAGES, schema=action_schema(list(tabs)), cancel=threading.Event(),
-                    on_progress=progress.append, tools=native_tools(list(tabs)), **kwargs)
+                    on_progress=lambda tokens, thinking: progress.append((tokens, thinking)),
+                    tools=native_tools(list(tabs)), **kwargs)
     return output, progress
 
 
-def test_request_shape_num_ctx_temperature_think_and_format(fake):
+def test_request_shape_num_ctx_temperature_reply_budget_and_format(fake):
     fake.script(Reply.action("done", message="hi"))
-    output, progress = turn(backend(fake, num_ctx=4096))
+    output, progress = turn(backend(fake, num_ctx=4096, reply_tokens=300))
     request = fake.requests[0]
-    assert request["stream"] is True and request["think"] is False and request["model"] == "gemma4:e4b"
-    assert request["options"] == {"num_ctx": 4096, "temperature": 0.0}
+    assert request["stream"] is True and "think" not in request and request["model"] == "gemma4:e4b"
+    assert request["options"] == {"num_ctx": 4096, "temperature": 0.0, "num_predict": 300}
     assert "anyOf" in request["format"] and not request.get("tools")
-    assert output.text == '{"tool": "done", "args": {"message": "hi"}}'
-    assert len(progress) >= 3 and progress == list(range(1, len(progress) + 1))  # a count per chunk
+    assert output.text == '{"tool": "done", "args": {"message": "hi"}}' and not output.cut_off
+    assert len(progress) >= 3 and [p[0] for p in progress] == list(range(1, len(progress) + 1))  # per chunk
     assert output.prompt_tokens == 10
+
+
+def test_reasoning_setting_becomes_think_only_for_models_that_think(fake):
+    fake.script(Reply.action("done", message="a"), Reply.action("done", message="b"), Reply.action("done", message="c"))
+    turn(backend(fake, reasoning="on"))  # the fake model lists no `thinking`: a 400 if we sent it
+    assert "think" not in fake.requests[-1]
+    fake.capabilities = ["completion", "thinking"]
+    turn(backend(fake, reasoning="on"))
+    assert fake.requests[-1]["think"] is True
+    turn(backend(fake, reasoning="off"))
+    assert fake.requests[-1]["think"] is False
 
 
 def test_the_thinking_field_never_reaches_the_answer(fake):
     fake.script(Reply(thinking=["I could call ", "wait... no"], chunks=['{"tool": "list_terminals", "args": {}}']))
-    output, progress = turn(backend(fake, think=True))
+    fake.capabilities = ["completion", "thinking"]
+    output, progress = turn(backend(fake, reasoning="on"))
     assert fake.requests[0]["think"] is True
-    assert output.text == '{"tool": "list_terminals", "args": {}}' and progress == [1]
+    assert output.text == '{"tool": "list_terminals", "args": {}}'
+    assert progress == [(0, 1), (0, 2), (1, 2)]  # thinking is progress, counted apart
+    assert output.thinking == "I could call wait... no"
 
 
 def test_an_error_line_before_any_output_is_retried(fake):
@@ -91,13 +106,13 @@ def test_native_tools_only_when_asked_for_and_the_model_can(fake):
 
 def test_cancel_during_backoff_is_immediate(fake):
     cancel = threading.Event()
-    b = OllamaBackend(ReactorSettings(ollama_host=fake.url))  # the real sleep: waits on `cancel`
+    b = OllamaBackend(CoordinatorSettings(ollama_host=fake.url))  # the real sleep: waits on `cancel`
     fake.script(Reply(status=500))
     threading.Timer(0.2, cancel.set).start()
-    from tikitaka.actors.llm_backend import Cancelled
+    from tikitaka.actors.coordinator.backends.ollama import Cancelled
 
     with pytest.raises(Cancelled):
-        b.chat(MESSAGES, schema=None, cancel=cancel, on_progress=lambda n: None)
+        b.chat(MESSAGES, schema=None, cancel=cancel, on_progress=lambda n, t: None)
     assert len(fake.requests) == 1  # it did not go on to a second attempt
 
 

@@ -12,7 +12,7 @@ import pytest
 from agent_helpers import AgentHost
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors.reactor_events import Correction, Generating, RunDone, RunError, ToolEnd
+from tikitaka.actors.coordinator.events import Correction, Generating, RunDone, RunError, ToolEnd
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -43,9 +43,9 @@ def test_full_run_list_send_wait_read_done_on_a_real_bash_tab(agent):
     request = a.fake.requests[0]
     assert request["options"]["num_ctx"] == 8192 and request["options"]["temperature"] == 0
     variants = request["format"]["anyOf"]
-    assert {v["properties"]["tool"]["const"] for v in variants} == {
+    assert {v["properties"]["tool"]["enum"][0] for v in variants} == {
         "list_terminals", "read_terminal", "send_to_terminal", "send_key", "wait", "done"}
-    read = next(v for v in variants if v["properties"]["tool"]["const"] == "read_terminal")
+    read = next(v for v in variants if v["properties"]["tool"]["enum"] == ["read_terminal"])
     assert read["properties"]["args"]["properties"]["tab"]["enum"] == ["sh"]
     assert not request.get("tools")  # never format and tools together
     # the conversation grows append-only: each request starts with the previous one's messages
@@ -201,32 +201,32 @@ def test_think_tags_split_across_chunks_are_removed(agent):
                                 '{"tool": "done", "args": {"message": "clean"}}']))
     final, _ = a.run("hi")
     assert isinstance(final, RunDone) and final.message == "clean"
-    assert "think" not in a.reactor.messages().get()[-1]["content"]
+    assert "think" not in a.coordinator.messages().get()[-1]["content"]
 
 
 def test_cancel_during_generation_is_immediate(agent):
     a = agent()
     a.fake.script(Reply(chunks=["{"], stall_after=1, stall_for=20))
-    run_id = a.reactor.submit("hi").get()
-    wait_until(lambda: a.reactor.status().get()["state"] == "running" and a.fake.requests, what="generating")
+    run_id = a.coordinator.submit("hi").get()
+    wait_until(lambda: a.coordinator.status().get()["state"] == "running" and a.fake.requests, what="generating")
     started = time.monotonic()
-    assert a.reactor.cancel().get(timeout=2) is True
+    assert a.coordinator.cancel().get(timeout=2) is True
     final, _ = a.collect(run_id, timeout=5)
     assert isinstance(final, RunError) and final.reason == "cancelled"
     assert time.monotonic() - started < 3  # well under the 20 s stall
-    assert a.reactor.status().get(timeout=2)["state"] == "idle"
+    assert a.coordinator.status().get(timeout=2)["state"] == "idle"
 
 
 def test_status_answers_while_generating_and_reset_forgets(agent):
     a = agent()
     a.fake.script(Reply(chunks=['{"tool": "done", ', '"args": {"message": "slow"}}'], delay=0.5))
-    run_id = a.reactor.submit("first").get()
+    run_id = a.coordinator.submit("first").get()
     wait_until(lambda: a.fake.requests, what="request sent")
-    assert a.reactor.status().get(timeout=1)["state"] == "running"  # answered mid-turn
+    assert a.coordinator.status().get(timeout=1)["state"] == "running"  # answered mid-turn
     a.collect(run_id)
-    assert len(a.reactor.messages().get()) == 3  # system, user, assistant
-    a.reactor.reset().get()
-    assert [m["role"] for m in a.reactor.messages().get()] == ["system"]
+    assert len(a.coordinator.messages().get()) == 3  # system, user, assistant
+    a.coordinator.reset().get()
+    assert [m["role"] for m in a.coordinator.messages().get()] == ["system"]
     a.fake.script(Reply.action("done", message="fresh"))
     final, _ = a.run("second")
     assert [m["role"] for m in a.fake.requests[-1]["messages"]] == ["system", "user"]

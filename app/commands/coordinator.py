@@ -1,26 +1,30 @@
-"""`tiki ask` and `tiki status`: the coordinator from the command line."""
+"""`tiki ask`, `reset`, `cancel` and `status`: the coordinator (and the host's health) from the
+command line."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from ..protocol import ops
-from .output import print_json, request
+from ...protocol import ops
+from ..agent_progress import Printer
+from ..output import print_json, request
 
 
 def add_commands(sub: Any) -> None:
-    p = sub.add_parser("ask", help="run the coordinator on a request; progress on stderr, answer on stdout")
-    p.add_argument("prompt", nargs="+", help="words are joined with spaces")
+    p = sub.add_parser("ask", help="run the coordinator on a request (or relay `@Name ...` to a peer tab); "
+                                   "progress on stderr, answer on stdout")
+    p.add_argument("prompt", nargs="+", help="words are joined with spaces; `@Claude what is 6 times 7?` asks the "
+                                             "Claude tab directly, with no model")
+    p.add_argument("--new", action="store_true", help="start a new coordinator session first (as `tiki reset`)")
     p.add_argument("--allow-shell", action="store_true",
                    help="let the coordinator type into shell tabs for this run (it cannot ask you here)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("reset", help="start a new coordinator session: it forgets the conversation and every "
-                                     "peer is introduced again")
+    p = sub.add_parser("reset", help="start a new coordinator session: it forgets the conversation and the peers' "
+                                     "handshakes (a running request is cancelled)")
     p.set_defaults(func=cmd_reset)
 
     p = sub.add_parser("cancel", help="cancel the coordinator's current run (or the run RUN_ID, even if queued)")
@@ -32,37 +36,16 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_status)
 
 
-def describe(event: dict[str, Any]) -> str | None:
-    kind = event.get("kind")
-    if kind == "thinking":
-        return f"… thinking (turn {event['turn']})"
-    if kind == "tool_start":
-        return f"→ {event['tool']} {json.dumps(event['args'], ensure_ascii=False)}"
-    if kind == "tool_end":
-        result = json.dumps(event["result"], ensure_ascii=False)
-        return f"← {event['tool']} ({event['duration']:.2f} s) {result[:300]}"
-    if kind == "correction":
-        return f"! correction: {event['message']}"
-    if kind == "consent_needed":
-        return f"? consent needed to type into shell tab {event['tab']}"
-    return None
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
-    state = {"tokens": 0}
-
-    def on_event(event: dict[str, Any]) -> None:
-        if args.quiet:
-            return
-        if event.get("kind") == "generating":
-            state["tokens"] = event["tokens"]
-            return
-        line = describe(event)
-        if line:
-            print(line, file=sys.stderr, flush=True)
-
-    code, result = request(ops.AGENT_ASK, ops.Ask(prompt=" ".join(args.prompt), allow_shell=args.allow_shell),
-                           timeout=None, on_event=on_event)
+    printer = None if args.quiet else Printer(sys.stderr, sys.stderr.isatty())
+    request_args = ops.Ask(prompt=" ".join(args.prompt), allow_shell=args.allow_shell)
+    if args.new:
+        request_args["new"] = True
+    try:
+        code, result = request(ops.AGENT_ASK, request_args, timeout=None, on_event=printer)
+    finally:
+        if printer is not None:
+            printer.close()
     if code:
         return code
     if result["kind"] == "done":
@@ -74,9 +57,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_reset(args: argparse.Namespace) -> int:
     code, _ = request(ops.AGENT_RESET)
-    if code == 0:
-        print("new coordinator session")
-    return code
+    if code:
+        return code
+    print("new coordinator session: the conversation and the peers' handshakes are forgotten")
+    return 0
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
@@ -102,11 +86,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(f"host: pid {info['pid']}, socket {info['socket']}, {info['tabs']} tab{'s' if info['tabs'] != 1 else ''}"
           + (f", workspace {info['workspace']}" if info["workspace"] else ""))
-    reactor = result["reactor"]
+    coordinator = result["coordinator"]
     print(f"backend: {result['backend']}  model: {result['model']}")
     if result.get("backend_note"):
         print(f"  {result['backend_note']}")
-    print(f"coordinator: {reactor['state']}, {reactor['queued']} queued, {reactor['turns']} turns in the current run")
+    print(f"coordinator: {coordinator['state']}, {coordinator['queued']} queued, {coordinator['turns']} turns in the current run")
     for name, peer in result["peers"].items():
         print(f"peer {name}: {peer['handshake']}")
     for line in health_lines(result.get("health") or {}):
@@ -135,11 +119,15 @@ def agent_doctor_checks(settings: Any) -> list[tuple[str, str, str]]:
     """The backend the coordinator would use and whether it can answer: (status, name, detail)
     with status ok / FAIL / info (info never fails the doctor). The LLM client is imported
     here, never on the CLI's fast path."""
-    from ..actors.backend_choice import backend_problem, choose, embedded_available
-    from ..actors.llm_backend import OllamaBackend
+    from ...actors.coordinator.backends.choice import backend_problem, choose, embedded_available
+    from ...actors.coordinator.backends.ollama import OllamaBackend
 
     name, note = choose(settings)
     checks = [("ok", "backend", f"{name}" + (f" ({note})" if note else f" ({settings.backend} in config)"))]
+    if name == "openai":
+        problem = backend_problem(settings, "openai")
+        detail = f"{settings.base_url} with model {settings.model}, context {settings.num_ctx} tokens"
+        return checks + [("FAIL", "openai", problem) if problem else ("ok", "openai", detail)]
     backend = OllamaBackend(settings)
     reachable, models, detail = backend.probe()
     if name == "ollama":
@@ -155,5 +143,9 @@ def agent_doctor_checks(settings: Any) -> list[tuple[str, str, str]]:
             checks.append(("FAIL", "embedded", problem))
         else:
             gguf = settings.gguf_path or "the bundled Gemma 3 270M (a toy: it proves the plumbing)"
-            checks.append(("ok", "embedded", f"llama.cpp in process, model {gguf}, context {settings.num_ctx} tokens"))
+            from ...actors.coordinator.backends.cores import physical_cores
+
+            threads = settings.threads or physical_cores()
+            checks.append(("ok", "embedded", f"llama.cpp in process, model {gguf}, context {settings.num_ctx} tokens, "
+                                             f"{threads} threads"))
     return checks

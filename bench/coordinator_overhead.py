@@ -1,9 +1,9 @@
-"""Coordinator overhead per turn outside the model: a reactor run against a fake Ollama that
+"""Coordinator overhead per turn outside the model: a coordinator run against a fake Ollama that
 answers at once. For each turn after the first: the time from the fake having sent the
 previous reply completely to the next request arriving, minus the tool's own run time —
-what the reactor, the client and the transport cost per turn.
+what the coordinator, the client and the transport cost per turn.
 
-    python bench/reactor_overhead.py [--turns 11] [--runs 5]
+    python bench/coordinator_overhead.py [--turns 11] [--runs 5]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     from agent_helpers import AgentHost
     from fake_ollama import Reply
-    from tikitaka.actors.reactor_events import ToolEnd
+    from tikitaka.actors.coordinator.events import ToolEnd
 
     agent = AgentHost(work, '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc"]\n', max_turns=opts.turns + 1)
     fake = agent.fake
@@ -45,7 +45,7 @@ def main() -> None:
             gaps = [nxt - done for done, nxt in zip(fake.finished, fake.arrived[1:])]
             overheads += [gap - tool for gap, tool in zip(gaps, tools)]
         print(f"coordinator overhead per turn (outside model and tool): {summary(overheads)}  target median <= 5 ms")
-        print(f"messages in the session at the end: {len(agent.reactor.messages().get())}")
+        print(f"messages in the session at the end: {len(agent.coordinator.messages().get())}")
     finally:
         agent.close()
 

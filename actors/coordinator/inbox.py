@@ -1,0 +1,59 @@
+"""Peer messages that arrive while a coordinator run is active; a pending `wait` wakes at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+
+class PeerInbox:
+    """Peer messages that arrive while a run is active; a pending `wait` wakes at once."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._messages: list[dict[str, Any]] = []
+
+    def put(self, sender: str, text: str, verified: bool) -> None:
+        with self._cv:
+            self._messages.append({"from": sender, "text": text, "verified": verified})
+            self._cv.notify_all()
+
+    def wake(self) -> None:
+        with self._cv:
+            self._cv.notify_all()
+
+    def pending(self) -> int:
+        with self._cv:
+            return len(self._messages)
+
+    def drain(self) -> list[dict[str, Any]]:
+        with self._cv:
+            messages, self._messages = self._messages, []
+            return messages
+
+    def wait(self, seconds: float, cancel: threading.Event) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + seconds
+        with self._cv:
+            while not self._messages and not cancel.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cv.wait(left)
+            messages, self._messages = self._messages, []
+            return messages
+
+    def wait_for(self, sender: str, seconds: float, cancel: threading.Event) -> dict[str, Any] | None:
+        """The first message from `sender` (others stay queued), or None after `seconds`."""
+        deadline = time.monotonic() + seconds
+        wanted = sender.casefold()
+        with self._cv:
+            while not cancel.is_set():
+                for index, message in enumerate(self._messages):
+                    if message["from"].casefold() == wanted:
+                        return self._messages.pop(index)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cv.wait(min(left, 0.5))
+            return None

