@@ -107,6 +107,7 @@ class _TabSend(TypedDict):
 
 class TabSend(_TabSend, total=False):
     enter: bool
+    literal: bool  # typed key by key, never as a bracketed paste (tmux send-keys -l)
     timeout_ms: Annotated[int, Range(1, 600_000)]
 
 

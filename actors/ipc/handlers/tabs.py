@@ -54,7 +54,8 @@ def send(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     text, enter = args["text"], args.get("enter", True)
     timeout_ms = args.get("timeout_ms", round(keyboard.SEND_TIMEOUT * 1000))
     handle = _handle(ctx, args)
-    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000)
+    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000,
+                                literal=args.get("literal", False))
     return {"name": handle.name, **result}
 
 
