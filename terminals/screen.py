@@ -1,10 +1,11 @@
 """The VT screen of one tab, on pyavt (asciinema's Rust `avt`), behind a small interface.
 
 Bytes go in undecoded: an incremental UTF-8 decoder keeps a multi-byte character that is
-split across two reads whole. Out come styled rows (for the UI), plain text of the last N
-lines of scrollback and screen (for `terminal-read` and the coordinator), the cursor, the
-title, the modes, the rows that changed since the last look, and the replies to device
-queries (DA1, DSR 6n) that the caller writes back to the child.
+split across two reads whole; zero-width characters join their base's cell (`clusters`).
+Out come styled rows (for the UI, measured as Rich measures them: `cellfit`), plain text of
+the last N lines of scrollback and screen (for `terminal-read` and the coordinator), the
+cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the rows that changed
+since the last look, and the replies to device queries (DA1, DSR 6n) to write back to the child.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Union
 
 import avt
 
-from .sequences import ModeScanner
+from . import cellfit, clusters
+from .osc52 import ClipboardSet
+from .sequences import ModeScanner, ScreenModes
 from .vt_limits import RepeatClamp
 
 Color = Union[int, tuple[int, int, int]]
@@ -89,6 +92,8 @@ def styled_line(line: avt.Line) -> StyledLine:
     segments = []
     for chunk in line.chunks(lambda a, b: not _same_pen(a, b)):
         text = "".join(cell.char for cell in chunk if cell.width)  # width 0 = a wide char's spacer
+        if text and not text.isascii():  # clusters back from placeholders, widths as Rich counts
+            text = cellfit.fit((cell.char, cell.width) for cell in chunk)
         if text:
             segments.append((text, _style(chunk[0].pen)))
     return tuple(segments)
@@ -128,23 +133,37 @@ class Screen:
             self._feed_text(text[start:cut])
             start = cut
             kind = queries.get(cut)
-            if kind == "da1":
+            if kind in ("deccolm", "reset"):  # DECCOLM: xterm and tmux clear and home; no resize
+                self._feed_text("\x1b[H\x1b[2J" if kind == "deccolm" else "\x1b[?1l")
+            elif kind == "da1":
                 replies.append(DA1_REPLY)
-            elif kind is not None:
-                row, col = self._vt.cursor.row, self._vt.cursor.col
+            elif kind is not None:  # in the pending-wrap state the cursor is on the last column
+                row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
                 replies.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])
         return "".join(replies).encode()
 
     def _feed_text(self, text: str) -> None:
+        text, orphans = clusters.compose(text) if text else (text, [])  # zero-width: the base's cell
+        start = 0
+        for offset, marks in orphans:
+            self._feed_vt(text[start:offset])
+            row, col, _visible = self.cursor
+            if col:  # joined to the cell left of the cursor, as tmux does; dropped at the left edge
+                self._feed_vt(clusters.rejoin(self._vt.view()[row], min(col, self._cols) - 1, marks))
+            start = offset
+        self._feed_vt(text[start:])
+
+    def _feed_vt(self, text: str) -> None:
         if text:
             changed, evicted = self._vt.feed_str(text)
             self._dirty.update(changed)
             self._keep_plain(evicted)
 
+
     def _keep_plain(self, evicted: list[avt.Line]) -> None:
         if evicted and self._plain.maxlen:
-            self._plain.extend(line.text.rstrip() for line in evicted)
+            self._plain.extend(clusters.restore(line.text.rstrip()) for line in evicted)
 
     def resize(self, cols: int, rows: int) -> None:
         _changed, evicted = self._vt.resize(cols, rows)
@@ -183,6 +202,17 @@ class Screen:
     @property
     def app_cursor_keys(self) -> bool:
         return self._vt.cursor_key_app_mode
+
+    @property
+    def modes(self) -> ScreenModes:
+        """What the program asked of the terminal: mouse reporting and its encoding, focus
+        events, bracketed paste, application cursor keys, the alternate screen."""
+        return self._modes.modes(self.app_cursor_keys)
+
+    def take_clipboard(self) -> list[ClipboardSet]:
+        """The clipboard sets (OSC 52) the program made since the last call, oldest first."""
+        sets, _ = list(self._modes.clipboard), self._modes.clipboard.clear()
+        return sets
 
     @property
     def history(self) -> int:
@@ -244,14 +274,14 @@ class Screen:
         Blank rows at the bottom (below both the cursor and the last printed row) are left
         out first, so a shell that printed three lines reads as three lines, not a screenful.
         """
-        view = [line.text.rstrip() for line in self._vt.view()]
+        view = [clusters.restore(line.text.rstrip()) for line in self._vt.view()]
         keep = max(self._vt.cursor.row + 1, _last_non_blank(view) + 1)
         view = view[:keep]
         if last_n <= len(view) or self.alt_screen:
             return "\n".join(view[-last_n:])
         wanted = last_n - len(view)
         lines = self._vt.lines()
-        styled = [line.text.rstrip() for line in lines[: max(0, len(lines) - self._rows)]]
+        styled = [clusters.restore(line.text.rstrip()) for line in lines[: max(0, len(lines) - self._rows)]]
         history = styled[-wanted:]
         if len(history) < wanted and self._plain:
             more = wanted - len(history)

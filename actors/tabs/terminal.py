@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...protocol.settings import TerminalSettings
-from ...terminals import keys as keymap
+from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
@@ -119,14 +119,14 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         self._supervise("reader", self._read_loop, pty, self._generation)
 
     def restart(self) -> None:
-        """Kill the child (and its session) if it still runs and start the command again on a
-        fresh screen; a failed tab is healthy again afterwards."""
+        """Kill the child (and its session) if it still runs and start the command again below
+        a divider (the old output stays, in the history); a failed tab is healthy again."""
         old = self._pty
         self._generation += 1  # the old reader's exit notice is ignored from here on
         if old is not None:
             old.kill()
         with self._lock:
-            self._screen = Screen(self._screen.cols, self._screen.rows, self._settings.scrollback)
+            divider.restart(self._screen, divider.label())
         if self._failed is not None:
             self._failed = None
             for part in ("notifier", "writer"):  # a part the supervisor gave up on runs again
