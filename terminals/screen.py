@@ -205,9 +205,12 @@ class Screen:
 
     @property
     def modes(self) -> ScreenModes:
-        """What the program asked of the terminal: mouse reporting and its encoding, focus
-        events, bracketed paste, application cursor keys, the alternate screen."""
+        """What the program asked for: mouse reporting, focus events, bracketed paste, ..."""
         return self._modes.modes(self.app_cursor_keys)
+
+    def view_lines(self) -> list[avt.Line]:
+        """The visible rows as pyavt cells (placeholders in them: see `clusters.restore`)."""
+        return self._vt.view()
 
     def take_clipboard(self) -> list[ClipboardSet]:
         """The clipboard sets (OSC 52) the program made since the last call, oldest first."""

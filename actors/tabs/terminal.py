@@ -22,6 +22,7 @@ from typing import Any
 from ...protocol.settings import TerminalSettings
 from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
+from ...terminals.grid import grid
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
@@ -211,6 +212,10 @@ class TerminalActor(TerminalThreads, SupervisedActor):
     def snapshot(self) -> Any:
         with self._lock:
             return self._screen.snapshot()
+
+    def cells(self) -> dict[str, Any]:
+        with self._lock:
+            return grid(self._screen)
 
     def history(self, start: int, stop: int) -> list[Any]:
         with self._lock:

@@ -42,6 +42,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--lines", type=int, default=40, metavar="N", help="how many lines (default 40)")
     p.add_argument("--json", action="store_true", help="with cursor, title and alt_screen")
+    p.add_argument("--cells", action="store_true",
+                   help="the visible screen cell by cell as JSON: characters, styles, cursor, modes")
     p.set_defaults(func=cmd_read)
 
     p = sub.add_parser("terminal-send", help="type text into a tab, then Enter",
@@ -106,6 +108,11 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    if args.cells:
+        code, result = request(ops.TERMINAL_CELLS, ops.TabName(name=args.name))
+        if code == 0:
+            print_json(result)
+        return code
     code, result = request(ops.TERMINAL_READ, ops.TabRead(name=args.name, lines=args.lines))
     if code:
         return code
