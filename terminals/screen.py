@@ -19,8 +19,8 @@ from typing import Union
 import avt
 
 from . import cellfit, clusters
-from .osc52 import ClipboardSet
-from .sequences import ModeScanner, ScreenModes
+from .screen_fixes import FIXES, ScreenFixes
+from .sequences import ModeScanner
 from .vt_limits import RepeatClamp
 
 Color = Union[int, tuple[int, int, int]]
@@ -99,7 +99,7 @@ def styled_line(line: avt.Line) -> StyledLine:
     return tuple(segments)
 
 
-class Screen:
+class Screen(ScreenFixes):
     def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
         styled = min(scrollback, STYLED_HISTORY)
         self._vt = avt.Vt(cols, rows, scrollback_limit=styled)
@@ -120,7 +120,9 @@ class Screen:
         text, repeats = self._repeats.clamp(text, self._cols, self._rows)
         if not text:
             return b""
-        queries = {query.end: query.kind for query in self._modes.scan(text)}
+        queries: dict[int, list[str]] = {}
+        for query in self._modes.scan(text):
+            queries.setdefault(query.end, []).append(query.kind)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text)
@@ -132,14 +134,14 @@ class Screen:
         for cut in sorted(set(queries) | set(repeats[per_feed - 1::per_feed])):
             self._feed_text(text[start:cut])
             start = cut
-            kind = queries.get(cut)
-            if kind in ("deccolm", "reset"):  # DECCOLM: xterm and tmux clear and home; no resize
-                self._feed_text("\x1b[H\x1b[2J" if kind == "deccolm" else "\x1b[?1l")
-            elif kind == "da1":
-                replies.append(DA1_REPLY)
-            elif kind is not None:  # in the pending-wrap state the cursor is on the last column
-                row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
-                replies.append(f"\x1b[{row + 1};{col + 1}R")
+            for kind in queries.get(cut, ()):
+                if kind in FIXES:  # what pyavt gets wrong or leaves out (see `screen_fixes`)
+                    start += self._fix(kind)
+                elif kind == "da1":
+                    replies.append(DA1_REPLY)
+                else:  # DSR; in the pending-wrap state the cursor is on the last column
+                    row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
+                    replies.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])
         return "".join(replies).encode()
 
@@ -202,20 +204,6 @@ class Screen:
     @property
     def app_cursor_keys(self) -> bool:
         return self._vt.cursor_key_app_mode
-
-    @property
-    def modes(self) -> ScreenModes:
-        """What the program asked for: mouse reporting, focus events, bracketed paste, ..."""
-        return self._modes.modes(self.app_cursor_keys)
-
-    def view_lines(self) -> list[avt.Line]:
-        """The visible rows as pyavt cells (placeholders in them: see `clusters.restore`)."""
-        return self._vt.view()
-
-    def take_clipboard(self) -> list[ClipboardSet]:
-        """The clipboard sets (OSC 52) the program made since the last call, oldest first."""
-        sets, _ = list(self._modes.clipboard), self._modes.clipboard.clear()
-        return sets
 
     @property
     def history(self) -> int:

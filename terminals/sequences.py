@@ -28,6 +28,7 @@ _PATTERN = re.compile(
     r"|\x1b\[(?P<dsr>6)n"
     r"|(?P<ris>\x1bc)"
     r"|(?P<decstr>\x1b\[!p)"
+    r"|(?P<ri>\x1bM)"
 )
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
@@ -49,8 +50,9 @@ class ScreenModes:
 @dataclass
 class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
-    device query ("da1", "dsr"), clear the screen for DECCOLM ("deccolm"), or reset the cursor
-    keys after RIS or DECSTR, which pyavt leaves in application mode ("reset")."""
+    device query ("da1", "dsr"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
+    DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), or do a reverse
+    index in origin mode ("ri", whose `end` is where the sequence *starts*: it is replaced)."""
 
     kind: str
     end: int
@@ -64,6 +66,7 @@ class ModeScanner:
         self.mouse = 0  # one of MOUSE_TRACKING, 0 when off
         self.mouse_encoding = "x10"
         self.focus_events = False
+        self.origin = False  # DECOM: pyavt gets RI wrong in it (see screen_fixes)
         self.clipboard: deque[ClipboardSet] = deque(maxlen=KEEP)
         self._tail = ""
         self._clip: Osc52Collector | None = None
@@ -98,7 +101,11 @@ class ModeScanner:
             elif match.group("modes") is not None:
                 if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
                     queries.append(Query("deccolm", pos - shift))
+            elif match.group("ri") is not None:
+                if self.origin and match.start() >= shift:  # replaced: cut before it
+                    queries.append(Query("ri", match.start() - shift))
             elif match.group("ris") is not None or match.group("decstr") is not None:
+                self.origin = False
                 if match.group("ris") is not None:  # full reset: pyavt resets its side too
                     self.bracketed_paste = self.alt_screen = self.focus_events = False
                     self.mouse, self.mouse_encoding = 0, "x10"
@@ -130,6 +137,8 @@ class ModeScanner:
                     self.mouse_encoding = MOUSE_ENCODINGS[number] if on else "x10"
             elif number == 1004:
                 self.focus_events = on
+            elif number == 6:
+                self.origin = on
             elif number == 3:
                 deccolm = True
         return deccolm
