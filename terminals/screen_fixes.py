@@ -42,6 +42,11 @@ class ScreenFixes:
         """The visible rows as pyavt cells (placeholders in them: see `clusters.restore`)."""
         return self._vt.view()
 
+    def cell_lines(self) -> tuple[list[str], list[Any]]:
+        """The whole history and screen: the oldest history lines as plain text (kept so),
+        then the rest as pyavt lines (the styled history, then the screen)."""
+        return list(self._plain), self._vt.lines()  # type: ignore[attr-defined]
+
     def take_clipboard(self) -> list[ClipboardSet]:
         """The clipboard sets (OSC 52) the program made since the last call, oldest first."""
         sets = list(self._modes.clipboard)
