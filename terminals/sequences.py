@@ -21,6 +21,10 @@ _PATTERN = re.compile(
     r"|(?P<ris>\x1bc)"
 )
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
+# Every sequence _PATTERN matches starts with one of these. Coloured output has an ESC every few
+# characters, and running the pattern at each one was the costliest step of feeding a tab:
+# plain substring checks rule most chunks out first. Extend this with _PATTERN.
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1bc")
 
 
 @dataclass
@@ -43,6 +47,9 @@ class ModeScanner:
         if not self._tail and "\x1b" not in text:
             return []
         joined = self._tail + text
+        if not any(start in joined for start in _STARTS):
+            self._tail = _unfinished_tail(joined, 0)
+            return []
         shift = len(self._tail)
         queries: list[Query] = []
         consumed = 0
