@@ -85,13 +85,15 @@ class Commands:
     # -- the UI ---------------------------------------------------------------------------
 
     def action_toggle_focus(self) -> None:
+        # set_focus at once (widget.focus() is deferred): keys typed right after the command
+        # must already reach the widget it chose
         view = self.view  # type: ignore[attr-defined]
         if view.has_focus:
             if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
                 self.action_cycle_panel()
-            self.panel.query_one("#agent-input").focus()  # type: ignore[attr-defined]
+            self.screen.set_focus(self.panel.query_one("#agent-input"))  # type: ignore[attr-defined]
         else:
-            view.focus()
+            self.screen.set_focus(view)  # type: ignore[attr-defined]
 
     def action_cycle_panel(self) -> None:
         order = settings_store.PANELS

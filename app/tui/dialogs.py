@@ -24,6 +24,7 @@ def presets() -> list[tuple[str, str]]:
 
 class NewTabScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [("escape", "dismiss(None)", "cancel")]
+    AUTO_FOCUS = "#new-name"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

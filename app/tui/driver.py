@@ -35,6 +35,8 @@ class RawDriver(LinuxDriver):
         self.splitter = Splitter(app.prefix_bytes)
         self._wake_r, self._wake_w = os.pipe()
         self._resume = False
+        path = os.environ.get("TIKI_UI_TRACE")  # a file: every read and where its bytes went
+        self._trace = open(path, "a", buffering=1) if path else None
 
     def start_application_mode(self) -> None:
         constants.DISABLE_KITTY_KEY = True  # read by LinuxDriver when it sets the terminal up
@@ -80,9 +82,16 @@ class RawDriver(LinuxDriver):
                         actions.append(("ui", data))
                 elif not ready and splitter.holding:
                     actions += splitter.flush()
+                if self._trace is not None and (data or actions):
+                    self._trace.write(f"read {data!r} forwarding={app.forwarding()} stopped={splitter.stopped} "
+                                      f"-> {actions!r}\n")
                 for kind, chunk in actions:
                     if kind == "tab":
                         app.forward_input(chunk)
+                    elif kind == "ui" and chunk == b"\x1b":
+                        # A read of one ESC is the Escape key (terminals write sequences whole);
+                        # Textual's parser would wait for more and take a quick next key for Alt+key.
+                        self.process_message(events.Key("escape", "\x1b"))
                     elif kind == "ui":
                         for event in parser.feed(decode(chunk)):
                             self.process_message(event)

@@ -9,6 +9,7 @@ events (Pilot, dialogs, the agent panel) are checked here, so both reach the sam
 
 from __future__ import annotations
 
+import asyncio
 import types
 from typing import Any
 
@@ -124,12 +125,18 @@ class TikiApp(Commands, App, inherit_bindings=False):
 
     async def on_prefix_key(self, message: PrefixKey) -> None:
         self.tab_bar.set_prefix(False)
+        before = self.screen
         try:
             await self.run_prefix_command(message.key)
+            if self.screen is not before:  # a dialog opened: it takes the keys typed next
+                for _ in range(100):
+                    if self.screen.focused is not None:
+                        break
+                    await asyncio.sleep(0.005)
         finally:
             driver = self._driver
             if hasattr(driver, "resume_input"):
-                self.call_after_refresh(driver.resume_input)  # after the command took effect
+                driver.resume_input()  # what was typed after the command goes where it now belongs
 
     def on_prefix_pending(self, message: PrefixPending) -> None:
         self.tab_bar.set_prefix(message.pending)

@@ -3,7 +3,8 @@ screen frames (protocol/README.md): a full frame when the view starts watching a
 only the rows that changed, which are the only rows repainted.
 
 The tab keeps the size of the most recently active UI: a view larger than the tab draws it
-padded, a smaller one clipped, never reflowed. Input reaches the tab as bytes: raw, straight
+padded, a smaller one clipped, never reflowed -- panned, as tmux does, so that the cursor
+stays in sight. Input reaches the tab as bytes: raw, straight
 from the driver (driver.py) when the real terminal is read, or from key events here (Pilot,
 and terminals the raw driver does not run on). The mouse wheel (and, for key events,
 Shift+PageUp/PageDown) scrolls back through history, fetched a page at a time; typing returns
@@ -61,7 +62,7 @@ class TerminalView(Widget, can_focus=True):
         self.history_rows: list[list] = []
         self._scroll_target = 0  # the offset the latest scroll asked for
         self._scroll_ref: int | None = None
-        self._strips: dict[int, tuple[int, Strip]] = {}  # live row -> (width, strip), cursor excluded
+        self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
 
     # -- which tab ---------------------------------------------------------------------------
 
@@ -93,8 +94,8 @@ class TerminalView(Widget, can_focus=True):
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows:
             return
-        if frame["full"]:
-            self.refresh()
+        if frame["full"] or self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
+            self.refresh()  # (a panned view may have moved: draw it all)
             return
         width = self.size.width
         dirty = {int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}
@@ -102,26 +103,38 @@ class TerminalView(Widget, can_focus=True):
 
     # -- drawing -----------------------------------------------------------------------------
 
+    def pan(self) -> tuple[int, int]:
+        """(top row, left column) of the tab shown at the view's corner: 0, 0 unless the tab
+        is larger than the view and the cursor would be out of sight."""
+        width, height = self.size
+        cols, rows = self.tab_size
+        row, col = self.cursor[0], self.cursor[1]
+        top = min(max(0, row + 1 - height), max(0, rows - height))
+        left = min(max(0, col + 1 - width), max(0, cols - width))
+        return top, left
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         cursor: Any = self.cursor
         offset = self.scroll_offset_rows
+        top, left = (0, 0) if offset else self.pan()
         if offset:
             if y < len(self.history_rows):
-                return self._strip(self.history_rows[y], width, None)
+                return self._strip(self.history_rows[y], width, None, 0)
             y -= offset
             cursor = None
+        y += top
         line = self.rows[y] if 0 <= y < len(self.rows) else ()
-        cursor_col = cursor[1] if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
+        cursor_col = cursor[1] - left if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
         if cursor_col is not None:
-            return self._strip(line, width, cursor_col)
+            return self._strip(line, width, cursor_col, left)
         cached = self._strips.get(y)
-        if cached is None or cached[0] != width:
-            cached = self._strips[y] = (width, self._strip(line, width, None))
-        return cached[1]
+        if cached is None or cached[0] != width or cached[1] != left:
+            cached = self._strips[y] = (width, left, self._strip(line, width, None, left))
+        return cached[2]
 
-    def _strip(self, line: Any, width: int, cursor_col: int | None) -> Strip:
-        strip = Strip([Segment(text, rich_style(sgr)) for text, sgr in line]).crop_extend(0, width, None)
+    def _strip(self, line: Any, width: int, cursor_col: int | None, left: int) -> Strip:
+        strip = Strip([Segment(text, rich_style(sgr)) for text, sgr in line]).crop_extend(left, left + width, None)
         if cursor_col is not None and cursor_col < width:
             before, at, after = strip.divide([cursor_col, cursor_col + 1, width])
             at = Strip([Segment(s.text or " ", (s.style or Style()) + Style(reverse=True)) for s in at] or
