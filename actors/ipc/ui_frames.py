@@ -19,8 +19,16 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def encode_line(line: Any) -> str:
-    """A styled row as a JSON array of [text, sgr] pairs."""
-    return _dumps([[text, sgr_of(style)] for text, style in line])
+    """A styled row as a JSON array of [text, sgr] pairs. Trailing default blanks are left
+    out (a UI pads every row with default cells)."""
+    segments = [[text, sgr_of(style)] for text, style in line]
+    while segments and not segments[-1][1]:
+        text = segments[-1][0].rstrip(" ")
+        if text:
+            segments[-1][0] = text
+            break
+        segments.pop()
+    return _dumps(segments)
 
 
 class ScreenFrame:

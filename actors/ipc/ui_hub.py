@@ -146,6 +146,7 @@ class UiHub:
             self._unfeed(session)
             session.tab = tab
             session.outbox.keep_only(tab)
+            self.touch(session)  # the resize reaches the tab before the snapshot is taken
             feed = self._feeds.get(tab)
             if feed is None:
                 feed = self._feeds[tab] = TabFeed(tab, terminal)
@@ -153,7 +154,6 @@ class UiHub:
         name = next((t["name"] for t in self._tabs if t["id"] == tab), None)
         if name is not None:
             self._host.workspace.set_active(name)  # what a new UI (and `terminal-list`) shows first
-        self.touch(session)
 
     def _unfeed(self, session: Any) -> None:
         feed = self._feeds.get(session.tab) if session.tab is not None else None
