@@ -29,12 +29,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
-import pykka
+from .supervised_actors import BACKOFF_FIRST, BACKOFF_MAX, ActorSlot, ActorSupervision, SupervisedActor, call_quietly
 
 MAX_RESTARTS = 5  # restarts allowed within RESTART_WINDOW before a service is `failed`
 RESTART_WINDOW = 60.0
-BACKOFF_FIRST, BACKOFF_MAX = 0.05, 2.0  # seconds before restart N: 0.05 * 2**N, capped
-WATCH_INTERVAL = 0.5  # how often actors are checked for a death nobody reported
 
 # pykka logs every unhandled exception with a full traceback at ERROR level; the supervisor
 # reports each failure itself, in one line.
@@ -65,73 +63,7 @@ def describe(exc: BaseException) -> str:
     return (text if len(text) <= 300 else text[:297] + "...") + where
 
 
-class SupervisedActor(pykka.ThreadingActor):
-    """Base class for actors the supervisor owns: an unhandled failure is reported at once
-    with its exception (the supervisor's watcher also notices deaths that skip `on_failure`,
-    such as a failing `on_start`)."""
-
-    def on_failure(self, exception_type: Any, exception_value: Any, tb: Any) -> None:
-        _note_actor_failure(self.actor_ref, exception_value)
-
-
-_failure_lock = threading.Lock()
-_actor_failures: dict[str, tuple[BaseException, Callable[[], None]]] = {}
-_actor_watchers: dict[str, Callable[[BaseException], None]] = {}
-
-
-def _note_actor_failure(ref: pykka.ActorRef[Any], exc: BaseException) -> None:
-    with _failure_lock:  # whoever pops the watcher handles the death (this hook or the poller)
-        watcher = _actor_watchers.pop(ref.actor_urn, None)
-    if watcher is not None:
-        watcher(exc)
-
-
-class ActorSlot:
-    """The current incarnation of a supervised actor. Hold the slot, not a proxy: after a
-    restart `proxy` is the new actor's."""
-
-    def __init__(self, supervisor: "Supervisor", name: str, start: Callable[[], pykka.ActorRef[Any]],
-                 restart: bool, on_restart: Callable[[pykka.ActorRef[Any]], None] | None,
-                 on_give_up: Callable[[str], None] | None) -> None:
-        self.supervisor = supervisor
-        self.name = name
-        self._start = start
-        self.restart = restart
-        self.on_restart = on_restart
-        self.on_give_up = on_give_up
-        self.ref: pykka.ActorRef[Any] = self._launch()
-        self._proxy = self.ref.proxy()
-        self.released = False
-        self._restarting = threading.Lock()
-
-    def _launch(self) -> pykka.ActorRef[Any]:
-        ref = self._start()
-        with _failure_lock:
-            _actor_watchers[ref.actor_urn] = lambda exc, ref=ref: self.supervisor._actor_failed(self, ref, exc)
-        return ref
-
-    @property
-    def proxy(self) -> Any:
-        return self._proxy
-
-    def is_alive(self) -> bool:
-        return self.ref.is_alive()
-
-    def release(self) -> None:
-        """The owner stops this actor on purpose: it is no longer watched."""
-        self.released = True
-        with _failure_lock:
-            _actor_watchers.pop(self.ref.actor_urn, None)
-        self.supervisor._forget_slot(self)
-
-    def relaunch(self) -> None:
-        with _failure_lock:
-            _actor_watchers.pop(self.ref.actor_urn, None)
-        self.ref = self._launch()
-        self._proxy = self.ref.proxy()
-
-
-class Supervisor:
+class Supervisor(ActorSupervision):
     def __init__(self, event_log: Any = None, *, stream: TextIO | None = None) -> None:
         self._event_log = event_log
         self._stream = stream
@@ -242,7 +174,7 @@ class Supervisor:
                 except BaseException as exc:  # noqa: BLE001 - this is the supervision
                     if not self.report(name, exc, restartable=restart):
                         if on_give_up is not None and not self._stopping.is_set():
-                            _call_quietly(on_give_up, describe(exc))
+                            call_quietly(on_give_up, describe(exc))
                         return
                 attempt += 1
                 if self._stopping.wait(min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** (attempt - 1))):
@@ -268,75 +200,6 @@ class Supervisor:
 
     # -- actors ----------------------------------------------------------------------------
 
-    def actor(self, name: str, start: Callable[[], pykka.ActorRef[Any]], *, restart: bool = True,
-              on_restart: Callable[[pykka.ActorRef[Any]], None] | None = None,
-              on_give_up: Callable[[str], None] | None = None) -> ActorSlot:
-        """Start an actor (`start()` returns its ref) and watch it. Subclass `SupervisedActor`
-        so a failure is reported with its exception; other deaths are noticed by polling.
-        `on_restart(new_ref)` follows a restart; `on_give_up(error)` runs when it is dead for
-        good (`restart=False`, or too many restarts)."""
-        self.register(name)
-        slot = ActorSlot(self, name, start, restart, on_restart, on_give_up)
-        with self._lock:
-            self._slots.append(slot)
-        self._ensure_watcher()
-        return slot
-
-    def _forget_slot(self, slot: ActorSlot) -> None:
-        with self._lock:
-            if slot in self._slots:
-                self._slots.remove(slot)
-
-    def _actor_failed(self, slot: ActorSlot, ref: pykka.ActorRef[Any], exc: BaseException) -> None:
-        # Called on the dying actor's own thread: the restart happens elsewhere.
-        threading.Thread(target=self._handle_death, args=(slot, ref, exc), name="tiki-restart",
-                         daemon=True).start()
-
-    def _handle_death(self, slot: ActorSlot, ref: pykka.ActorRef[Any], exc: BaseException) -> None:
-        with slot._restarting:
-            if slot.released or slot.ref is not ref or self._stopping.is_set():
-                return
-            ref.actor_stopped.wait(5)  # pykka marks it stopped right after on_failure
-            restart = self.report(slot.name, exc, restartable=slot.restart)
-            if not restart:
-                self._forget_slot(slot)
-                if slot.on_give_up is not None:
-                    _call_quietly(slot.on_give_up, describe(exc))
-                return
-            attempts = self._entry(slot.name).restarts
-            if self._stopping.wait(min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** max(0, attempts - 1))):
-                return
-            try:
-                slot.relaunch()
-            except Exception as again:  # noqa: BLE001 - a factory that fails is a failure too
-                self.report(slot.name, again)
-                self._forget_slot(slot)
-                if slot.on_give_up is not None:
-                    _call_quietly(slot.on_give_up, describe(again))
-                return
-            if slot.on_restart is not None:
-                _call_quietly(slot.on_restart, slot.ref)
-
-    def _ensure_watcher(self) -> None:
-        with self._lock:
-            if self._watcher is not None:
-                return
-            self._watcher = threading.Thread(target=self._watch, name="tiki-supervisor", daemon=True)
-        self._watcher.start()
-
-    def _watch(self) -> None:
-        """Deaths that bypass `on_failure` (a failing `on_start`, a stop nobody asked for)."""
-        while not self._stopping.wait(WATCH_INTERVAL):
-            with self._lock:
-                slots = list(self._slots)
-            for slot in slots:
-                ref = slot.ref
-                if not slot.released and not ref.is_alive():
-                    with _failure_lock:
-                        known = _actor_watchers.pop(ref.actor_urn, None) is not None
-                    if known:  # not yet handled by a failure report
-                        self._handle_death(slot, ref, RuntimeError("the actor stopped unexpectedly"))
-
     # -- lifecycle -------------------------------------------------------------------------
 
     def stop(self) -> None:
@@ -348,8 +211,4 @@ class Supervisor:
         return self._stopping.is_set()
 
 
-def _call_quietly(callback: Callable[..., Any], *args: Any) -> None:
-    try:
-        callback(*args)
-    except Exception:  # noqa: BLE001 - a give-up hook must not take the supervisor down
-        pass
+__all__ = ["ActorSlot", "Health", "SupervisedActor", "Supervisor", "describe"]

@@ -2,6 +2,9 @@
 the first, the prompt tokens llama.cpp evaluated (its perf counter `n_p_eval`) divided by the
 tokens the prompt grew by since the previous turn. 1.0 means only the new messages were
 evaluated (the KV cache was reused); re-evaluating everything would show the whole prompt.
+Turns where the prompt shrank (a run that did not finish is taken back out of the
+conversation) are listed but not in the ratio. "not in the cache (ours)" is our own count of
+the tokens past the common prefix with the previous turn's tokens, for comparison.
 No reference: this checks a property of our conversation (append-only), not a speed.
 
 Runs on the default model (the bundled Gemma 3 270M) and on SmolLM2-135M, unless `--gguf`.
@@ -59,6 +62,7 @@ def measure(gguf: Path, turns: int, work: Path) -> None:
         print(f"{gguf.name} ({transport.threads} threads): {len(stats)} turns")
         print(f"  prompt tokens per turn:     {[s['prompt_total'] for s in stats]}")
         print(f"  evaluated (llama.cpp):      {[s['prompt_evaluated'] for s in stats]}")
+        print(f"  not in the cache (ours):    {[s['prompt_total'] - s['prefix_reused'] for s in stats]}")
         print(f"  prompt eval ms (llama.cpp): {[s['prompt_ms'] for s in stats]}")
         if ratios:
             print(f"  evaluated / new tokens: median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f} "

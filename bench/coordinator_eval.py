@@ -35,7 +35,7 @@ TIKI = str(Path(sys.executable).parent / "tiki")
 
 def config(opts: argparse.Namespace) -> str:
     lines = ["[coordinator]", f'backend = "{opts.backend}"', f"max_turns = {opts.max_turns}",
-             f"num_ctx = {opts.num_ctx}", "relay_timeout = 30"]
+             f"num_ctx = {opts.num_ctx}", f"threads = {opts.threads}", "relay_timeout = 30"]
     if opts.model:
         lines.append(f'model = "{opts.model}"')
     if opts.gguf:
@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", help="Ollama address (default OLLAMA_HOST or http://127.0.0.1:11434)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--api-key-env", help="environment variable holding the API key (default OPENAI_API_KEY)")
+    parser.add_argument("--threads", type=int, default=0, help="embedded: llama.cpp threads (default: physical cores)")
     parser.add_argument("--max-turns", type=int, default=12, help="model turns per scenario (default 12)")
     parser.add_argument("--num-ctx", type=int, default=8192, help="context window in tokens (default 8192)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds one scenario may take (default 600)")

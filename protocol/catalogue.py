@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from .keys import KEY_NAMES, UnknownKey, canonical_key, summary
+from .keys import TOOL_KEYS, UnknownKey, brief, canonical_key, summary
 
 TAB_MAX = 64  # characters in a tab name
 LINES_MAX = 200  # read_terminal lines
@@ -58,7 +58,7 @@ CATALOGUE: tuple[Tool, ...] = (
          (TAB, Arg("lines", "integer", default=40, low=1, high=LINES_MAX))),
     Tool("send_to_terminal", "type `text` into a tab and press Enter",
          (TAB, Arg("text", "string", max_length=TEXT_MAX))),
-    Tool("send_key", "press one named key in a tab: " + " ".join(KEY_NAMES), (TAB, Arg("key", "key"))),
+    Tool("send_key", "press one key in a tab: " + brief(), (TAB, Arg("key", "key"))),
     Tool("wait", "wait `seconds` (1-30, default 5); returns early when a peer message arrives",
          (Arg("seconds", "integer", default=5, low=1, high=30),)),
     Tool("done", "finish; `message` is the answer shown to the user",
@@ -142,7 +142,7 @@ def _arg_schema(arg: Arg, tool: str, shape: Shape) -> dict[str, Any]:
         return {"type": "string", "enum": list(tabs)} if tabs else {"type": "string", "minLength": 1,
                                                                      "maxLength": arg.max_length}
     if arg.kind == "key":
-        return {"type": "string", "enum": list(KEY_NAMES)}
+        return {"type": "string", "enum": list(TOOL_KEYS)}
     if arg.kind == "integer":
         return {"type": "integer", "minimum": arg.low, "maximum": arg.high, "default": arg.default}
     return {"type": "string", "maxLength": shape.max_length(arg)}
@@ -191,7 +191,7 @@ def _value_rule(arg: Arg, tool: str, shape: Shape) -> str:
         tabs = shape.tabs_for(tool)
         return " | ".join(_json_lit(t) for t in tabs) if tabs else f'"\\"" char{{1,{arg.max_length}}} "\\""'
     if arg.kind == "key":
-        return " | ".join(_json_lit(k) for k in KEY_NAMES)
+        return " | ".join(_json_lit(k) for k in TOOL_KEYS)
     if arg.kind == "integer":
         return _int_range(arg.low, arg.high)
     return f'"\\"" char{{0,{shape.max_length(arg)}}} "\\""'

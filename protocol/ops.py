@@ -100,6 +100,20 @@ class TabText(TypedDict):
     alt_screen: bool
 
 
+class TabCells(TypedDict):
+    """The visible screen cell by cell (`terminals.grid`): `cells[row][col]` is
+    `[characters, style index]`, "" for the right half of a wide character."""
+
+    name: str
+    cols: int
+    rows: int
+    cursor: dict[str, Any]
+    title: str
+    modes: dict[str, Any]
+    styles: list[dict[str, Any]]
+    cells: list[list[list[Any]]]
+
+
 class _TabSend(TypedDict):
     name: Name
     text: str
@@ -107,6 +121,7 @@ class _TabSend(TypedDict):
 
 class TabSend(_TabSend, total=False):
     enter: bool
+    literal: bool  # typed key by key, never as a bracketed paste (tmux send-keys -l)
     timeout_ms: Annotated[int, Range(1, 600_000)]
 
 
@@ -242,6 +257,8 @@ TERMINAL_RESTART = Op("terminal.restart", TabName, TabRow, "run a tab's command 
                       callers="tiki terminal-restart")
 TERMINAL_READ = Op("terminal.read", TabRead, TabText, "a tab's last lines as plain text",
                    callers="tiki terminal-read")
+TERMINAL_CELLS = Op("terminal.cells", TabName, TabCells, "a tab's visible screen cell by cell, with styles and modes",
+                    callers="tiki terminal-read")
 TERMINAL_SEND = Op("terminal.send", TabSend, Sent, "type text into a tab, then Enter", callers="tiki terminal-send")
 TERMINAL_KEY = Op("terminal.key", TabKeys, KeysSent, "press named keys in a tab", callers="tiki terminal-key")
 TERMINAL_WAIT = Op("terminal.wait", TabWait, Waited, "wait until a tab is quiet", callers="tiki terminal-wait",
@@ -265,6 +282,6 @@ UI_ATTACH = Op("ui.attach", UiAttach, UiDetached, "attach a UI: one long-lived s
 
 OPS: dict[str, Op] = {op.name: op for op in (
     TERMINAL_LIST, TERMINAL_NEW, TERMINAL_CLOSE, TERMINAL_RENAME, TERMINAL_RESTART, TERMINAL_READ,
-    TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, HOST_PING, HOST_INFO, HOST_SHUTDOWN, LOG_TAIL, BOT_CHAT,
+    TERMINAL_CELLS, TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, HOST_PING, HOST_INFO, HOST_SHUTDOWN, LOG_TAIL, BOT_CHAT,
     AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET, UI_ATTACH,
 )}

@@ -17,6 +17,8 @@ from typing import Callable
 
 import avt
 
+from .clusters import restore
+
 RELEASE_AFTER = 1000  # settling this many lines frees megabytes: return them to the system
 
 
@@ -61,7 +63,7 @@ class PlainHistory:
         if not raw:
             return 0
         count = len(raw)
-        self._text.extend(line.text.rstrip() for line in raw)
+        self._text.extend(restore(line.text.rstrip()) for line in raw)  # clusters back
         raw.clear()
         if count >= RELEASE_AFTER:
             release_memory()

@@ -1,40 +1,68 @@
 """Key names -> the bytes a terminal sends for them (xterm conventions).
 
 The names themselves (and their aliases) live in `protocol.keys`; this module only maps each
-name to bytes. Cursor keys honour the child's application-cursor mode (DECCKM): `ESC O A`
-instead of `ESC [ A`.
+to bytes:
+
+- cursor keys, home and end: `CSI A` (or `SS3 A` in the child's application-cursor mode,
+  DECCKM), with modifiers `CSI 1;m A`;
+- f1..f4: `SS3 P`..`SS3 S`, with modifiers `CSI 1;m P`;
+- insert delete pageup pagedown f5..f12: `CSI n ~`, with modifiers `CSI n;m ~`;
+  where m = 1 + shift + 2*alt + 4*ctrl, as xterm sends them;
+- anything else with alt: ESC, then the key (`alt+x` is ESC x);
+- ctrl+letter and ctrl+punctuation: the control code.
 """
 
 from __future__ import annotations
 
 import string
 
-from ..protocol.keys import KEY_NAMES, UnknownKey, canonical_key
+from ..protocol.keys import KEY_NAMES, MODIFIABLE, UnknownKey, canonical_key, key_parts
 
-__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "key_bytes"]
+__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "key_bytes", "text_keystrokes"]
 
 _PLAIN: dict[str, bytes] = {
-    "enter": b"\r",
-    "tab": b"\t",
-    "shift+tab": b"\x1b[Z",
-    "esc": b"\x1b",
-    "backspace": b"\x7f",
-    "delete": b"\x1b[3~",
-    "pageup": b"\x1b[5~",
-    "pagedown": b"\x1b[6~",
-    "space": b" ",
+    "enter": b"\r", "tab": b"\t", "esc": b"\x1b", "backspace": b"\x7f", "space": b" ",
 }
 # Keys whose CSI form becomes SS3 (ESC O x) in application cursor mode.
 _CURSOR: dict[str, bytes] = {"up": b"A", "down": b"B", "right": b"C", "left": b"D", "home": b"H", "end": b"F"}
-_CTRL: dict[str, bytes] = {f"ctrl+{c}": bytes([i + 1]) for i, c in enumerate(string.ascii_lowercase)}
+_SS3: dict[str, bytes] = {"f1": b"P", "f2": b"Q", "f3": b"R", "f4": b"S"}
+_TILDE: dict[str, int] = {
+    "insert": 2, "delete": 3, "pageup": 5, "pagedown": 6,
+    "f5": 15, "f6": 17, "f7": 18, "f8": 19, "f9": 20, "f10": 21, "f11": 23, "f12": 24,
+}
+_CTRL: dict[str, bytes] = {c: bytes([i + 1]) for i, c in enumerate(string.ascii_lowercase)}
+_CTRL.update({"space": b"\x00", "@": b"\x00", "[": b"\x1b", "\\": b"\x1c", "]": b"\x1d", "^": b"\x1e",
+              "_": b"\x1f", "/": b"\x1f"})
+
+
+def _modified(base: str, mods: tuple[str, ...], app_cursor: bool) -> bytes:
+    """A key xterm encodes with a modifier parameter."""
+    m = 1 + ("shift" in mods) + 2 * ("alt" in mods) + 4 * ("ctrl" in mods)
+    if base in _TILDE:
+        return f"\x1b[{_TILDE[base]}{';%d' % m if m > 1 else ''}~".encode()
+    final = _CURSOR.get(base) or _SS3[base]
+    if m > 1:
+        return b"\x1b[1;%d" % m + final
+    if base in _SS3 or app_cursor:
+        return b"\x1bO" + final
+    return b"\x1b[" + final
 
 
 def key_bytes(name: str, *, app_cursor: bool = False) -> bytes:
-    """The bytes for key `name` (case-insensitive). Raises UnknownKey."""
-    key = canonical_key(name)
-    if key in _CURSOR:
-        return (b"\x1bO" if app_cursor else b"\x1b[") + _CURSOR[key]
-    data = _PLAIN.get(key) or _CTRL.get(key)
-    if data is None:  # a name protocol.keys knows and this table does not: a bug, said plainly
-        raise UnknownKey(f"{name} (named, but no bytes for it)")
-    return data
+    """The bytes for key `name` (see `protocol.keys` for the spellings). Raises UnknownKey."""
+    mods, base = key_parts(name)
+    if base in MODIFIABLE:
+        return _modified(base, mods, app_cursor)
+    if "shift" in mods:  # only shift+tab (and alt+shift+tab) are left here
+        data = b"\x1b[Z"
+    elif "ctrl" in mods:
+        data = _CTRL[base]
+    else:
+        data = _PLAIN.get(base) or base.encode("utf-8")
+    return b"\x1b" + data if "alt" in mods else data
+
+
+def text_keystrokes(text: str) -> bytes:
+    """`text` as typed key by key: its characters as UTF-8, a line break as Enter (CR), never
+    wrapped in bracketed-paste markers (what `tmux send-keys -l` does)."""
+    return text.replace("\r\n", "\r").replace("\n", "\r").encode("utf-8")

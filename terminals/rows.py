@@ -29,6 +29,9 @@ from typing import Union
 
 import avt
 
+from . import cellfit
+from .clusters import avt_width
+
 Color = Union[int, tuple[int, int, int]]
 
 
@@ -133,6 +136,8 @@ def styled_line(line: avt.Line) -> StyledLine:
     segments = []
     for chunk in line.chunks(lambda a, b: a.pen != b.pen):
         text = "".join(cell.char for cell in chunk if cell.width)  # width 0 = a wide char's spacer
+        if text and not text.isascii():  # clusters back from placeholders, widths as Rich counts
+            text = cellfit.fit((cell.char, cell.width) for cell in chunk)
         if text:
             segments.append((text, _style(chunk[0].pen)))
     return tuple(segments)
@@ -153,8 +158,15 @@ def view_rows(vt: avt.Vt, wanted: set[int] | None = None) -> dict[int, StyledLin
         segments = rows[row] if row < len(rows) else None
         if segments is None or "".join(text for text, _ in segments) != texts[row]:
             segments = styled_line(view[row])  # the dump did not say what we expected
+        elif not texts[row].isascii():  # as styled_line does: clusters restored, widths fitted
+            segments = tuple([(text if text.isascii() else _fit(text), style) for text, style in segments])
         out[row] = segments
     return out
+
+
+def _fit(text: str) -> str:
+    """A dump segment's text (one character per cell, wide ones once) restored and fitted."""
+    return cellfit.fit((char, avt_width(char)) for char in text)
 
 
 def _walk(dump: str, texts: list[str], last: int) -> list[StyledLine | None]:

@@ -1,10 +1,12 @@
 """The VT screen of one tab, on pyavt (asciinema's Rust `avt`), behind a small interface.
 
 Bytes go in undecoded: an incremental UTF-8 decoder keeps a multi-byte character that is
-split across two reads whole. Out come styled rows (for the UI, built by `rows`), plain text
-of the last N lines of scrollback and screen (for `terminal-read` and the coordinator), the
-cursor, the title, the modes, the rows that changed since the last look, and the replies to
-device queries (DA1, DSR 6n) that the caller writes back to the child.
+split across two reads whole; zero-width characters join their base's cell (`clusters`).
+Out come styled rows (for the UI, built by `rows`, measured as Rich measures them: `cellfit`),
+plain text of the last N lines of scrollback and screen (for `terminal-read` and the
+coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
+rows that changed since the last look, and the replies to device queries (DA1, DSR 6n) to write
+back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
 lazily (`settle`: when the output is quiet, or when someone reads the history).
@@ -19,8 +21,10 @@ from dataclasses import dataclass
 
 import avt
 
+from . import clusters
 from .history import PlainHistory
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
+from .screen_fixes import FIXES, ScreenFixes
 from .sequences import ModeScanner
 from .vt_limits import RepeatClamp
 
@@ -55,7 +59,7 @@ class ScreenUpdate:
     serial: int = 0  # increases with every update and snapshot of this screen: orders them
 
 
-class Screen:
+class Screen(ScreenFixes):
     def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
         styled = min(scrollback, STYLED_HISTORY)
         self._vt = avt.Vt(cols, rows, scrollback_limit=styled)
@@ -76,7 +80,9 @@ class Screen:
         text, repeats = self._repeats.clamp(text, self._cols, self._rows)
         if not text:
             return b""
-        queries = {query.end: query.kind for query in self._modes.scan(text)}
+        queries: dict[int, list[str]] = {}
+        for query in self._modes.scan(text):
+            queries.setdefault(query.end, []).append(query.kind)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text)
@@ -88,16 +94,29 @@ class Screen:
         for cut in sorted(set(queries) | set(repeats[per_feed - 1::per_feed])):
             self._feed_text(text[start:cut])
             start = cut
-            kind = queries.get(cut)
-            if kind == "da1":
-                replies.append(DA1_REPLY)
-            elif kind is not None:
-                row, col = self._vt.cursor.row, self._vt.cursor.col
-                replies.append(f"\x1b[{row + 1};{col + 1}R")
+            for kind in queries.get(cut, ()):
+                if kind in FIXES:  # what pyavt gets wrong or leaves out (see `screen_fixes`)
+                    start += self._fix(kind)
+                elif kind == "da1":
+                    replies.append(DA1_REPLY)
+                else:  # DSR; in the pending-wrap state the cursor is on the last column
+                    row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
+                    replies.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])
         return "".join(replies).encode()
 
     def _feed_text(self, text: str) -> None:
+        text, orphans = clusters.compose(text) if text else (text, [])  # zero-width: the base's cell
+        start = 0
+        for offset, marks in orphans:
+            self._feed_vt(text[start:offset])
+            row, col, _visible = self.cursor
+            if col:  # joined to the cell left of the cursor, as tmux does; dropped at the left edge
+                self._feed_vt(clusters.rejoin(self._vt.view()[row], min(col, self._cols) - 1, marks))
+            start = offset
+        self._feed_vt(text[start:])
+
+    def _feed_vt(self, text: str) -> None:
         if text:
             changed, evicted = self._vt.feed_str(text)
             self._dirty.update(changed)
@@ -222,7 +241,7 @@ class Screen:
         Blank rows at the bottom (below both the cursor and the last printed row) are left
         out first, so a shell that printed three lines reads as three lines, not a screenful.
         """
-        view = [line.text.rstrip() for line in self._vt.view()]
+        view = [clusters.restore(line.text.rstrip()) for line in self._vt.view()]
         keep = max(self._vt.cursor.row + 1, _last_non_blank(view) + 1)
         view = view[:keep]
         if last_n <= len(view) or self.alt_screen:
@@ -230,7 +249,7 @@ class Screen:
         wanted = last_n - len(view)
         self.settle()
         lines = self._vt.lines()
-        styled = [line.text.rstrip() for line in lines[: max(0, len(lines) - self._rows)]]
+        styled = [clusters.restore(line.text.rstrip()) for line in lines[: max(0, len(lines) - self._rows)]]
         history = styled[-wanted:]
         if len(history) < wanted:
             history = self._plain.last(wanted - len(history)) + history

@@ -1,37 +1,58 @@
-"""The few control sequences the screen must see besides pyavt: title, modes, device queries
-and the full reset (RIS) that clears those modes.
+"""The control sequences the screen must see besides pyavt: title, modes, device queries,
+DECCOLM, the clipboard (OSC 52) and the full reset (RIS) that clears those modes.
 
 pyavt renders the grid but does not report the window title (OSC 0/2), bracketed-paste mode
-(DECSET 2004), which buffer is active, or answer device queries (DA1, DSR 6n). `ModeScanner`
-finds those in the text stream, keeping a short tail so a sequence split across two reads is
-still seen. It is only run over chunks that contain an ESC, which keeps it cheap.
+(DECSET 2004), which buffer is active, the mouse modes a program asked for (DECSET 9,
+1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), clipboard sets, or
+answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
+answer by clearing the screen and homing the cursor. `ModeScanner` finds those in the text
+stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
+payload of any length is followed by `osc52.Osc52Collector` instead). It is only run over
+chunks that contain an ESC, which keeps it cheap.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
-# OSC 0/2 title (BEL or ST terminated), DEC private modes set/reset, DA1, DSR cursor report.
+from .osc52 import KEEP, ClipboardSet, Osc52Collector
+
+# OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset, DA1, DSR,
+# RIS, DECSTR, RI. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six
+# times faster over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
-    r"\x1b\](?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)"
-    r"|\x1b\[\?(?P<modes>[0-9;]+)(?P<hl>[hl])"
-    r"|\x1b\[(?P<da>0?)c"
-    r"|\x1b\[(?P<dsr>6)n"
-    r"|(?P<ris>\x1bc)"
+    r"\x1b(?:"
+    r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p))"
+    r"|(?P<ris>c)|(?P<ri>M))"
 )
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
-# Every sequence _PATTERN matches starts with one of these. Coloured output has an ESC every few
-# characters, and running the pattern at each one was the costliest step of feeding a tab:
-# plain substring checks rule most chunks out first. Extend this with _PATTERN.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1bc")
+MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
+MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}  # else the legacy X10 bytes
+
+
+@dataclass(frozen=True)
+class ScreenModes:
+    """The modes a program set that decide what input it wants and how."""
+
+    mouse: int = 0  # 0 (off), 9 (X10: presses), 1000 (presses and releases), 1002 (+ drags), 1003 (+ motion)
+    mouse_encoding: str = "x10"  # "x10" (legacy bytes), "utf8" (1005), "sgr" (1006), "urxvt" (1015)
+    focus_events: bool = False  # 1004: send CSI I / CSI O when the tab gains or loses focus
+    bracketed_paste: bool = False
+    app_cursor_keys: bool = False
+    alt_screen: bool = False
 
 
 @dataclass
 class Query:
-    """A device query found at `end` (offset in the scanned text, after the sequence)."""
+    """Something to do at `end` (offset in the scanned text, after the sequence): answer a
+    device query ("da1", "dsr"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
+    DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), or do a reverse
+    index in origin mode ("ri", whose `end` is where the sequence *starts*: it is replaced)."""
 
-    kind: str  # "da1" | "dsr"
+    kind: str
     end: int
 
 
@@ -40,36 +61,89 @@ class ModeScanner:
         self.title = ""
         self.bracketed_paste = False
         self.alt_screen = False
+        self.mouse = 0  # one of MOUSE_TRACKING, 0 when off
+        self.mouse_encoding = "x10"
+        self.focus_events = False
+        self.origin = False  # DECOM: pyavt gets RI wrong in it (see screen_fixes)
+        self.clipboard: deque[ClipboardSet] = deque(maxlen=KEEP)
         self._tail = ""
+        self._clip: Osc52Collector | None = None
 
     def scan(self, text: str) -> list[Query]:
-        """Update title and modes from `text`; return device queries with their offsets in `text`."""
-        if not self._tail and "\x1b" not in text:
+        """Update title and modes from `text`; return the queries with their offsets in `text`."""
+        start = 0
+        if self._clip is not None:  # inside a clipboard payload that began in an earlier read
+            start, made = self._clip.feed(text)
+            if start < 0:
+                return []
+            self._clip = None
+            self._keep(made)
+        if not self._tail and text.find("\x1b", start) < 0:
             return []
         joined = self._tail + text
-        if not any(start in joined for start in _STARTS):
-            self._tail = _unfinished_tail(joined, 0)
-            return []
         shift = len(self._tail)
         queries: list[Query] = []
-        consumed = 0
-        for match in _PATTERN.finditer(joined):
-            consumed = match.end()
-            if match.group("osc") is not None:
+        pos = consumed = start  # (a tail is only kept outside a clipboard payload: then start is 0)
+        while (match := _PATTERN.search(joined, pos)) is not None:
+            pos = consumed = match.end()
+            if match.group("clip") is not None:
+                collector = Osc52Collector("")
+                end, made = collector.feed(joined[pos:])
+                if end < 0:
+                    self._clip, self._tail = collector, ""
+                    return queries
+                self._keep(made)
+                pos = consumed = pos + end
+            elif match.group("osc") is not None:
                 self.title = match.group("title")
             elif match.group("modes") is not None:
-                on = match.group("hl") == "h"
-                for mode in match.group("modes").split(";"):
-                    if mode == "2004":
-                        self.bracketed_paste = on
-                    elif mode in ("47", "1047", "1049"):
-                        self.alt_screen = on
-            elif match.group("ris") is not None:  # full reset: pyavt resets its side too
-                self.bracketed_paste = self.alt_screen = False
-            elif match.end() > shift:  # a query whose last byte arrived now
-                queries.append(Query("da1" if match.group("da") is not None else "dsr", match.end() - shift))
+                if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
+                    queries.append(Query("deccolm", pos - shift))
+            elif match.group("ri") is not None:
+                if self.origin and match.start() >= shift:  # replaced: cut before it
+                    queries.append(Query("ri", match.start() - shift))
+            elif match.group("ris") is not None or match.group("decstr") is not None:
+                self.origin = False
+                if match.group("ris") is not None:  # full reset: pyavt resets its side too
+                    self.bracketed_paste = self.alt_screen = self.focus_events = False
+                    self.mouse, self.mouse_encoding = 0, "x10"
+                if pos > shift:  # ... except the cursor keys (DECCKM), which both resets clear
+                    queries.append(Query("reset", pos - shift))
+            elif pos > shift:  # a query whose last byte arrived now
+                queries.append(Query("da1" if match.group("da") is not None else "dsr", pos - shift))
         self._tail = _unfinished_tail(joined, consumed)
         return queries
+
+    def modes(self, app_cursor_keys: bool) -> ScreenModes:
+        return ScreenModes(self.mouse, self.mouse_encoding, self.focus_events, self.bracketed_paste,
+                           app_cursor_keys, self.alt_screen)
+
+    def _modes(self, modes: str, on: bool) -> bool:
+        """Apply DECSET/DECRST of `modes`; True when DECCOLM (3) was among them."""
+        deccolm = False
+        for mode in modes.split(";"):
+            number = int(mode) if mode.isdigit() and len(mode) < 6 else -1
+            if number == 2004:
+                self.bracketed_paste = on
+            elif number in (47, 1047, 1049):
+                self.alt_screen = on
+            elif number in MOUSE_TRACKING:  # the last one set wins; resetting another keeps it
+                if on or self.mouse == number:
+                    self.mouse = number if on else 0
+            elif number in MOUSE_ENCODINGS:
+                if on or self.mouse_encoding == MOUSE_ENCODINGS[number]:
+                    self.mouse_encoding = MOUSE_ENCODINGS[number] if on else "x10"
+            elif number == 1004:
+                self.focus_events = on
+            elif number == 6:
+                self.origin = on
+            elif number == 3:
+                deccolm = True
+        return deccolm
+
+    def _keep(self, made: ClipboardSet | None) -> None:
+        if made is not None:
+            self.clipboard.append(made)
 
 
 def _unfinished_tail(text: str, consumed: int) -> str:

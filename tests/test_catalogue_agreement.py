@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from gbnf_match import Grammar
 from tikitaka.protocol.catalogue import CATALOGUE, Shape, action_schema, gbnf
-from tikitaka.protocol.keys import KEY_NAMES
+from tikitaka.protocol.keys import TOOL_KEYS
 from tikitaka.protocol.toolcall import parse_action
 
 _checker = jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
@@ -50,7 +50,8 @@ def value(arg, shape: Shape, tool: str) -> st.SearchStrategy:
         return st.one_of(st.sampled_from(TAB_NAMES + ["Claud", ""]), st.sampled_from(list(known) or ["sh"]),
                          wrong_type, strings(arg.max_length))
     if arg.kind == "key":
-        return st.one_of(st.sampled_from(KEY_NAMES), st.sampled_from(["Enter", "ctrl-c", "f13", ""]), wrong_type)
+        return st.one_of(st.sampled_from(TOOL_KEYS), st.sampled_from(['"', "\\", "f12", "alt+.", "ctrl+shift+left"]),
+                         st.sampled_from(["Enter", "ctrl-c", "f13", "", "M-x", "é", "ab", "ctrl+alt+f5"]), wrong_type)
     if arg.kind == "integer":
         return st.one_of(st.integers(arg.low - 3, arg.high + 3), st.integers(-10**6, 10**6), wrong_type)
     return st.one_of(strings(shape.max_length(arg)), wrong_type)

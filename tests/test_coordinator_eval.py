@@ -29,7 +29,8 @@ def test_the_eval_harness_runs_every_scenario_to_an_end(tmp_path, tiki_env):
 
     out = tmp_path / "eval.json"
     result = subprocess.run([sys.executable, str(EVAL), "--backend", "embedded", "--gguf", str(smollm2()),
-                             "--max-turns", "2", "--num-ctx", "2048", "--timeout", "240", "--json", str(out)],
+                             "--max-turns", "2", "--num-ctx", "2048", "--timeout", "240", "--threads", "1",
+                             "--json", str(out)],  # one thread: see test_embedded_asks.py
                             env=tiki_env, capture_output=True, text=True, timeout=580)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()

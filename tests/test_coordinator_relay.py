@@ -102,3 +102,22 @@ def test_reset_and_ask_new_start_a_new_session(serve, tiki_env, fake):
     assert [m["role"] for m in fake.requests[-1]["messages"]] == ["system", "user"]
     assert host.run("ask", "--new", "fourth").stdout == "four\n"
     assert [m["role"] for m in fake.requests[-1]["messages"]] == ["system", "user"]
+
+
+def test_an_older_message_from_the_peer_is_not_taken_for_its_answer(agent):
+    # A remark Claude made after the previous run's last tool is still queued for the next run
+    # when `@Claude` asks: the relay must wait for the answer to its own question.
+    from conftest import wait_until
+    from tikitaka.actors import peer_ops
+
+    a = agent(peer("Claude", "--delay", "0.3"))
+    peer_ops.register(a.host)  # the bot routes the stand-in's bot-chat to the coordinator
+    wait_until(lambda: "stand-in ready" in a.host.workspace.get("Claude").get().terminal.read_text(5).get()["text"],
+               what="the stand-in")
+    a.coordinator.peer_message("Claude", "an old remark", True).get(timeout=5)
+    final, _ = a.run("@Claude what is 6 times 7?")
+    assert final.message == "42, obviously (six sevens)"
+    # and the old remark is still news for the next model run
+    a.fake.script(Reply.action("done", message="ok"))
+    a.run("anything new?")
+    assert "an old remark" in a.fake.requests[-1]["messages"][-1]["content"]

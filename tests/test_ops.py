@@ -68,6 +68,7 @@ def test_real_replies_match_their_documented_shape(serve):
     calls = [
         (ops.TERMINAL_LIST, {}), (ops.TERMINAL_READ, {"name": "sh", "lines": 5}),
         (ops.TERMINAL_SEND, {"name": "sh", "text": "echo shape"}), (ops.TERMINAL_KEY, {"name": "sh", "keys": ["up"]}),
+        (ops.TERMINAL_CELLS, {"name": "sh"}), (ops.TERMINAL_SEND, {"name": "sh", "text": "x", "literal": True}),
         (ops.TERMINAL_WAIT, {"name": "sh", "idle_ms": 50}), (ops.TERMINAL_NEW, {"name": "two", "role": "shell"}),
         (ops.TERMINAL_RENAME, {"name": "two", "new_name": "deux"}), (ops.TERMINAL_RESTART, {"name": "deux"}),
         (ops.TERMINAL_CLOSE, {"name": "deux"}), (ops.HOST_PING, {}), (ops.HOST_INFO, {}), (ops.LOG_TAIL, {"last": 3}),

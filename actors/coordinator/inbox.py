@@ -57,3 +57,17 @@ class PeerInbox:
                     break
                 self._cv.wait(min(left, 0.5))
             return None
+
+    def take_from(self, sender: str) -> list[dict[str, Any]]:
+        """Remove and return the messages already queued from `sender` (older than a question
+        about to be asked: they do not answer it)."""
+        wanted = sender.casefold()
+        with self._cv:
+            taken = [m for m in self._messages if m["from"].casefold() == wanted]
+            self._messages = [m for m in self._messages if m["from"].casefold() != wanted]
+            return taken
+
+    def put_back(self, messages: list[dict[str, Any]]) -> None:
+        """Queue `messages` again, ahead of newer ones."""
+        with self._cv:
+            self._messages[:0] = messages

@@ -61,6 +61,13 @@ class Relay:
 
     def ask(self, name: str, text: str) -> str:
         """Send `text` to peer `name`, then its bot-chat reply (or what its screen shows)."""
+        stale = self.inbox.take_from(name)  # said before this question: not its answer
+        try:
+            return self._ask(name, text)
+        finally:
+            self.inbox.put_back(stale)  # still news for the coordinator's next run
+
+    def _ask(self, name: str, text: str) -> str:
         sent = self._tool("send_to_terminal", {"tab": name, "text": text})
         early = sent.pop("peer_messages", [])  # a reply faster than the send's own check
         for message in early:

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from ..errors import TikiError, WaitTimeout
 from .writes import LineTooLong, SendIncomplete
 from ...protocol.limits import ASK
+from ...terminals.keys import text_keystrokes
 
 POLL = 0.005
 ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output
@@ -55,9 +56,14 @@ def wait_for_settle(terminal: Any, before: int, *, quiet: float = ECHO_QUIET, no
 
 
 def send_text(terminal: Any, text: str, *, enter: bool = True, name: str = "?",
-              timeout: float = SEND_TIMEOUT) -> dict[str, Any]:
+              timeout: float = SEND_TIMEOUT, literal: bool = False) -> dict[str, Any]:
     """Type `text` (then Enter); `changed` says whether the child reacted at all, `written`
-    how many bytes the tab took (all of them, or this raises)."""
+    how many bytes the tab took (all of them, or this raises).
+
+    The text is pasted -- in bracketed-paste markers when the child asked for them, so a
+    multi-line prompt reaches an AI CLI as one paste instead of one submission per line --
+    unless `literal`: then it is typed key by key, never bracketed, so a program that reads
+    keys (vim's `:` commands) sees keystrokes, as with `tmux send-keys -l`."""
     deadline = time.monotonic() + timeout
     limit = terminal.line_limit().get(timeout=ASK)
     if limit is not None:
@@ -67,7 +73,8 @@ def send_text(terminal: Any, text: str, *, enter: bool = True, name: str = "?",
     before = _counter(terminal)
     written = 0
     if text:
-        written += _confirm(terminal.paste(text).get(timeout=ASK), name, deadline, timeout)
+        typed = terminal.write(text_keystrokes(text)) if literal else terminal.paste(text)
+        written += _confirm(typed.get(timeout=ASK), name, deadline, timeout)
     if not enter:
         return {"ok": True, "changed": _wait_change(terminal, before), "written": written}
     settled = wait_for_settle(terminal, before) if text else before

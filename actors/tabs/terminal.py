@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...protocol.settings import TerminalSettings
-from ...terminals import keys as keymap
+from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
+from ...terminals.grid import grid
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
@@ -119,14 +120,14 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         self._supervise("reader", self._read_loop, pty, self._generation)
 
     def restart(self) -> None:
-        """Kill the child (and its session) if it still runs and start the command again on a
-        fresh screen; a failed tab is healthy again afterwards."""
+        """Kill the child (and its session) if it still runs and start the command again below
+        a divider (the old output stays, in the history); a failed tab is healthy again."""
         old = self._pty
         self._generation += 1  # the old reader's exit notice is ignored from here on
         if old is not None:
             old.kill()
         with self._lock:
-            self._screen = Screen(self._screen.cols, self._screen.rows, self._settings.scrollback)
+            divider.restart(self._screen, divider.label())
         if self._failed is not None:
             self._failed = None
             for part in ("notifier", "writer"):  # a part the supervisor gave up on runs again
@@ -216,6 +217,10 @@ class TerminalActor(TerminalThreads, SupervisedActor):
     def snapshot(self) -> Any:
         with self._lock:
             return self._screen.snapshot()
+
+    def cells(self) -> dict[str, Any]:
+        with self._lock:
+            return grid(self._screen)
 
     def history(self, start: int, stop: int) -> list[Any]:
         with self._lock:

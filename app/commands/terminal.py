@@ -42,15 +42,26 @@ def add_commands(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--lines", type=int, default=40, metavar="N", help="how many lines (default 40)")
     p.add_argument("--json", action="store_true", help="with cursor, title and alt_screen")
+    p.add_argument("--cells", action="store_true",
+                   help="the visible screen cell by cell as JSON: characters, styles, cursor, modes")
     p.set_defaults(func=cmd_read)
 
-    p = sub.add_parser("terminal-send", help="type text into a tab, then Enter")
+    p = sub.add_parser("terminal-send", help="type text into a tab, then Enter",
+                       epilog="The text is pasted (bracketed when the program enabled bracketed paste, so "
+                              "multi-line text reaches an AI CLI as one paste); --literal types it key by key "
+                              "instead, as tmux send-keys -l does (e.g. `:set number` into vim).")
     p.add_argument("name")
     p.add_argument("text", nargs="+", help="words are joined with spaces")
     p.add_argument("--no-enter", action="store_true", help="type the text without pressing Enter")
+    p.add_argument("--literal", action="store_true", help="type the text as keystrokes, never as a paste")
     p.set_defaults(func=cmd_send)
 
-    p = sub.add_parser("terminal-key", help="press named keys in a tab (enter, esc, up, ctrl+c, ...)")
+    p = sub.add_parser("terminal-key", help="press keys in a tab (enter, esc, f5, ctrl+c, alt+x, ctrl+left, q, ...)",
+                       epilog="KEY: enter tab shift+tab esc backspace delete insert up down left right home end "
+                              "pageup pagedown space f1..f12; ctrl+a..ctrl+z, ctrl+[ ctrl+\\ ctrl+] ctrl+^ "
+                              "ctrl+_ ctrl+space; ctrl+/alt+/shift+ on the arrows, home, end, pageup, pagedown, "
+                              "insert, delete and f-keys (ctrl+shift+left); alt+ANY (alt+x, alt+.); any single "
+                              "character (`:`, `A`). Aliases: C-c, ^C, M-x, S-Tab, escape, return, pgup.")
     p.add_argument("name")
     p.add_argument("keys", nargs="+", metavar="KEY")
     p.set_defaults(func=cmd_key)
@@ -97,6 +108,11 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    if args.cells:
+        code, result = request(ops.TERMINAL_CELLS, ops.TabName(name=args.name))
+        if code == 0:
+            print_json(result)
+        return code
     code, result = request(ops.TERMINAL_READ, ops.TabRead(name=args.name, lines=args.lines))
     if code:
         return code
@@ -108,7 +124,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    code, _ = request(ops.TERMINAL_SEND, ops.TabSend(name=args.name, text=" ".join(args.text), enter=not args.no_enter))
+    code, _ = request(ops.TERMINAL_SEND, ops.TabSend(name=args.name, text=" ".join(args.text), enter=not args.no_enter,
+                                                     literal=args.literal))
     return code
 
 

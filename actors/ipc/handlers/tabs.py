@@ -1,4 +1,4 @@
-"""IPC handlers for tabs: list, new, close, rename, restart, read, send, key, wait.
+"""IPC handlers for tabs: list, new, close, rename, restart, read, cells, send, key, wait.
 
 Arguments arrive checked against their schema in `protocol.ops` (types, bounds, no unknown
 keys); what is left here is what only the host can judge (a tab's name exists, a key name).
@@ -50,11 +50,17 @@ def read(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     return _handle(ctx, args).terminal.read_text(args.get("lines", 40)).get(timeout=ASK)
 
 
+def cells(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    handle = _handle(ctx, args)
+    return {"name": handle.name, **handle.terminal.cells().get(timeout=ASK)}
+
+
 def send(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     text, enter = args["text"], args.get("enter", True)
     timeout_ms = args.get("timeout_ms", round(keyboard.SEND_TIMEOUT * 1000))
     handle = _handle(ctx, args)
-    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000)
+    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000,
+                                literal=args.get("literal", False))
     return {"name": handle.name, **result}
 
 
@@ -82,6 +88,6 @@ def wait(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
 
 HANDLERS = {
     ops.TERMINAL_LIST: list_terminals, ops.TERMINAL_NEW: new, ops.TERMINAL_CLOSE: close,
-    ops.TERMINAL_RENAME: rename, ops.TERMINAL_RESTART: restart, ops.TERMINAL_READ: read,
+    ops.TERMINAL_RENAME: rename, ops.TERMINAL_RESTART: restart, ops.TERMINAL_READ: read, ops.TERMINAL_CELLS: cells,
     ops.TERMINAL_SEND: send, ops.TERMINAL_KEY: key, ops.TERMINAL_WAIT: wait,
 }

@@ -1,0 +1,55 @@
+"""What a `Screen` does beyond pyavt (mixed into it): the modes, the clipboard, the cells, and
+the fixes at the places `sequences.ModeScanner` marks, where pyavt does something else than
+xterm and tmux:
+
+- DECCOLM (`CSI ?3h/l`) is ignored by pyavt; xterm and tmux clear the screen and home the
+  cursor (without resizing);
+- RIS and DECSTR leave the cursor keys in application mode in pyavt;
+- RI (`ESC M`) in origin mode moves the cursor to the wrong row in pyavt (down, counted from
+  the top margin) unless it is on the top margin: it is replaced by CUU, which stops at the
+  top margin, and, when the cursor was there, SD, which scrolls the region down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .osc52 import ClipboardSet
+from .sequences import ScreenModes
+
+# kind -> what to feed pyavt instead of (or after) the sequence
+FIXES = {"deccolm": "\x1b[H\x1b[2J", "reset": "\x1b[?1l", "ri": "\x1b[A"}
+
+
+class ScreenFixes:
+    _vt: Any
+    _modes: Any
+
+    def _fix(self, kind: str) -> int:
+        """Apply the fix for `kind`; returns how many characters of the sequence to skip."""
+        row = self._vt.cursor.row
+        self._feed_text(FIXES[kind])  # type: ignore[attr-defined]
+        if kind == "ri" and self._vt.cursor.row == row:
+            self._feed_text("\x1b[T")  # type: ignore[attr-defined]  # CUU stopped at the top margin: RI scrolls the region down
+        return 2 if kind == "ri" else 0
+
+    @property
+    def modes(self) -> ScreenModes:
+        """What the program asked for: mouse reporting, focus events, bracketed paste, ..."""
+        return self._modes.modes(self._vt.cursor_key_app_mode)
+
+    def view_lines(self) -> list[Any]:
+        """The visible rows as pyavt cells (placeholders in them: see `clusters.restore`)."""
+        return self._vt.view()
+
+    def cell_lines(self) -> tuple[list[str], list[Any]]:
+        """The whole history and screen: the oldest history lines as plain text (kept so),
+        then the rest as pyavt lines (the styled history, then the screen)."""
+        plain = self._plain  # type: ignore[attr-defined]
+        return plain.lines(0, len(plain)), self._vt.lines()
+
+    def take_clipboard(self) -> list[ClipboardSet]:
+        """The clipboard sets (OSC 52) the program made since the last call, oldest first."""
+        sets = list(self._modes.clipboard)
+        self._modes.clipboard.clear()
+        return sets
