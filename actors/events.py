@@ -52,13 +52,9 @@ class TabsChanged:
 
 @dataclass(frozen=True)
 class ScreenChanged:
-    """A tab's screen changed; coalesced to at most ~60 per second per tab.
-
-    `update` is a `terminals.screen.ScreenUpdate` built on the notifier thread (only the rows
-    that changed since the previous notice, plus cursor, size and history length) when a
-    view watches the tab (`TerminalActor.watch(True)`); for unwatched tabs it is None, since
-    styling rows nobody sees is most of a busy tab's cost.
-    """
+    """A tab's screen changed; coalesced to at most ~60 per second per tab. It carries no rows:
+    UIs get those through `TerminalActor.watch` (see actors/ipc/ui_feeds.py); `update` is
+    always None (kept for the field's old users)."""
 
     tab_id: int
     name: str

@@ -29,7 +29,9 @@ from .coordinator import ops as coordinator
 from .events import EventBus
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
+from .ipc import ui_session
 from .ipc.server import Handler, IpcServerActor
+from .ipc.ui_hub import UiHub
 from .peers import wiring as peers
 from .supervisor import ActorSlot, Supervisor
 from .tabs.workspace import WorkspaceActor, WorkspaceState
@@ -40,7 +42,7 @@ def handler_table() -> dict[str, tuple[ops.Op, Handler]]:
     """Every op of `protocol.ops` with its one handler. Raises at import time when an op has
     no handler or two, so a wiring mistake can never silently drop a group of commands."""
     table: dict[str, tuple[ops.Op, Handler]] = {}
-    for module in (tab_handlers, host_handlers, coordinator):
+    for module in (tab_handlers, host_handlers, coordinator, ui_session):
         for op, handler in module.HANDLERS.items():
             if op.name in table:
                 raise RuntimeError(f"op {op.name} has two handlers ({module.__name__})")
@@ -193,6 +195,9 @@ class Host:
             coordinator.start(self, self.options.backend_factory)
         if self.options.peers:
             peers.start(self)  # after the coordinator: it wires the first-contact header into it
+        hub = UiHub(self)  # attached UIs (ui.attach sessions)
+        self.add_service("ui", hub)
+        hub.start()
         self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
@@ -206,6 +211,9 @@ class Host:
             if self._stopped.is_set():
                 return
             self.supervisor.stop()  # nothing is restarted from here on
+            hub = self._services.get("ui")
+            if hub is not None:
+                hub.stop("the host is stopping")  # UIs hear it before their connection goes
             if self._ipc is not None:
                 self._ipc.stop(block=True, timeout=5)
             # Every actor at once: a tab ends its whole session with a grace period, and tabs

@@ -1,4 +1,4 @@
-"""`tiki`: the command line. With no subcommand it launches the TUI.
+"""`tiki`: the command line. With no subcommand it attaches the TUI to the host (`tiki attach`).
 
 Each area's subcommands live in their own module exposing `add_commands(subparsers)`; every
 handler returns an exit code (0 ok, 1 refused/failed, 2 usage, 3 no host, 4 timed out).
@@ -19,8 +19,10 @@ COMMAND_MODULES = (terminal, host, coordinator, peers)
 
 DESCRIPTION = """\
 tikitaka: a terminal workspace where a local LLM coordinator and the CLI AIs in your tabs
-talk to each other. Run `tiki` for the TUI, `tiki serve` for a headless host; every other
-command talks to the running host over its local socket (TIKI_SOCKET)."""
+talk to each other. Run `tiki` for the UI (it attaches to the running host, starting one in
+the background if none runs; leaving it detaches, the tabs run on), `tiki serve` for a host in
+the foreground; every other command talks to the running host over its local socket
+(TIKI_SOCKET)."""
 
 EPILOG = """\
 exit codes: 0 ok, 1 the host refused or failed, 2 usage, 3 no host reachable, 4 timed out.
@@ -38,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tiki", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--workspace", type=Path, metavar="FILE",
-                        help="workspace TOML for the TUI (default ./tiki.toml, else the saved workspace)")
+                        help="workspace TOML for a host started now (default ./tiki.toml, else the saved workspace)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMAND_MODULES:

@@ -228,6 +228,24 @@ class ResetDone(TypedDict):
     reset: bool
 
 
+# -- UI sessions (protocol/README.md, protocol/ui.py) ----------------------------------------
+
+class _UiAttach(TypedDict):
+    version: Annotated[int, Range(1)]  # protocol.ui.VERSION
+
+
+class UiAttach(_UiAttach, total=False):
+    client: Annotated[str, Length(max=200)]  # e.g. "tiki 0.1.0", for the host's log
+    cols: Annotated[int, Range(2, 1000)]  # the size this UI shows tabs at
+    rows: Annotated[int, Range(1, 500)]
+    fps: Annotated[int, Range(1, 240)]  # at most this many screen frames a second (default 60)
+    tab: Annotated[int, Range(1)] | None  # watch this tab at once
+
+
+class UiDetached(TypedDict):
+    detached: str  # why the session ended
+
+
 ANY = dict  # replies whose shape lives with their producer (run events, status)
 
 TERMINAL_LIST = Op("terminal.list", NoArgs, TabList, "every tab", callers="tiki terminal-list")
@@ -259,9 +277,11 @@ AGENT_STATUS = Op("agent.status", NoArgs, ANY, "backend, model, coordinator stat
 AGENT_CANCEL = Op("agent.cancel", RunCancel, Cancelled, "cancel the current (or a given) run",
                   callers="tiki cancel")
 AGENT_RESET = Op("agent.reset", NoArgs, ResetDone, "a new coordinator session", callers="tiki reset")
+UI_ATTACH = Op("ui.attach", UiAttach, UiDetached, "attach a UI: one long-lived session of screen frames and "
+               "events down, input up (protocol/README.md)", callers="tiki attach", streaming=True)
 
 OPS: dict[str, Op] = {op.name: op for op in (
     TERMINAL_LIST, TERMINAL_NEW, TERMINAL_CLOSE, TERMINAL_RENAME, TERMINAL_RESTART, TERMINAL_READ,
     TERMINAL_CELLS, TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, HOST_PING, HOST_INFO, HOST_SHUTDOWN, LOG_TAIL, BOT_CHAT,
-    AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET,
+    AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET, UI_ATTACH,
 )}

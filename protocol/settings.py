@@ -148,11 +148,19 @@ class UiSettings(_Section):
     """Textual theme name."""
 
 
+class KeySettings(_Section):
+    prefix: str = "ctrl+\\"
+    """The key before tikitaka's own commands in the UI (prefix then `d` detaches, `?` lists
+    them all), spelled as `tiki terminal-key` spells keys; the prefix twice sends it to the
+    program in the tab. Every other key goes to the program."""
+
+
 class Settings(_Section):
     terminal: TerminalSettings = TerminalSettings()
     coordinator: CoordinatorSettings = CoordinatorSettings()
     peers: PeerSettings = PeerSettings()
     ui: UiSettings = UiSettings()
+    keys: KeySettings = KeySettings()
 
 
 class SettingsError(ValueError):

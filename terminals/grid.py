@@ -11,7 +11,8 @@ from dataclasses import asdict
 from typing import Any
 
 from .clusters import restore
-from .screen import Screen, _style
+from .rows import _style
+from .screen import Screen
 
 
 def grid(screen: Screen) -> dict[str, Any]:

@@ -2,28 +2,34 @@
 
 Bytes go in undecoded: an incremental UTF-8 decoder keeps a multi-byte character that is
 split across two reads whole; zero-width characters join their base's cell (`clusters`).
-Out come styled rows (for the UI, measured as Rich measures them: `cellfit`), plain text of
-the last N lines of scrollback and screen (for `terminal-read` and the coordinator), the
-cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the rows that changed
-since the last look, and the replies to device queries (DA1, DSR 6n) to write back to the child.
+Out come styled rows (for the UI, built by `rows`, measured as Rich measures them: `cellfit`),
+plain text of the last N lines of scrollback and screen (for `terminal-read` and the
+coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
+rows that changed since the last look, and the replies to device queries (DA1, DSR 6n) to write
+back to the child.
+
+Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
+lazily (`settle`: when the output is quiet, or when someone reads the history).
 """
 
 from __future__ import annotations
 
 import codecs
+import itertools
 import time
-from collections import deque
 from dataclasses import dataclass
-from typing import Union
 
 import avt
 
-from . import cellfit, clusters
+from . import clusters
+from .history import PlainHistory
+from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
 from .screen_fixes import FIXES, ScreenFixes
 from .sequences import ModeScanner
 from .vt_limits import RepeatClamp
 
-Color = Union[int, tuple[int, int, int]]
+__all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
+           "styled_line"]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
@@ -33,24 +39,9 @@ STYLED_HISTORY = 1000
 # pyavt returns every line a feed pushes out of the scrollback at once (~24 bytes per cell):
 # a feed is cut after enough REPs to push out about this many lines (see vt_limits).
 EVICT_BUDGET = 1024
-
-
-@dataclass(frozen=True, slots=True)
-class CellStyle:
-    fg: Color | None = None
-    bg: Color | None = None
-    bold: bool = False
-    faint: bool = False
-    italic: bool = False
-    underline: bool = False
-    strike: bool = False
-    blink: bool = False
-    inverse: bool = False
-
-
-DEFAULT_STYLE = CellStyle()
-Segment = tuple[str, CellStyle]  # a run of cells in one style; a wide character appears once
-StyledLine = tuple[Segment, ...]
+# Update serials are process-wide: a restarted tab's new screen goes on counting where the old
+# one stopped, so a UI can tell an older frame from a newer one across the restart.
+_SERIALS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -65,45 +56,14 @@ class ScreenUpdate:
     title: str
     bracketed_paste: bool
     app_cursor_keys: bool
-
-
-def _color(color: object) -> Color | None:
-    if color is None:
-        return None
-    if isinstance(color, avt.Color.RGB):
-        return (color[0], color[1], color[2])
-    return color[0]  # Indexed
-
-
-def _style(pen: avt.Pen) -> CellStyle:
-    if pen.is_default():
-        return DEFAULT_STYLE
-    return CellStyle(
-        _color(pen.foreground), _color(pen.background), pen.bold, pen.faint, pen.italic,
-        pen.underline, pen.strikethrough, pen.blink, pen.inverse,
-    )
-
-
-def _same_pen(a: avt.Cell, b: avt.Cell) -> bool:
-    return a.pen == b.pen
-
-
-def styled_line(line: avt.Line) -> StyledLine:
-    segments = []
-    for chunk in line.chunks(lambda a, b: not _same_pen(a, b)):
-        text = "".join(cell.char for cell in chunk if cell.width)  # width 0 = a wide char's spacer
-        if text and not text.isascii():  # clusters back from placeholders, widths as Rich counts
-            text = cellfit.fit((cell.char, cell.width) for cell in chunk)
-        if text:
-            segments.append((text, _style(chunk[0].pen)))
-    return tuple(segments)
+    serial: int = 0  # increases with every update and snapshot of this screen: orders them
 
 
 class Screen(ScreenFixes):
     def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
         styled = min(scrollback, STYLED_HISTORY)
         self._vt = avt.Vt(cols, rows, scrollback_limit=styled)
-        self._plain: deque[str] = deque(maxlen=max(0, scrollback - styled))
+        self._plain = PlainHistory(scrollback - styled)
         self._cols, self._rows = cols, rows
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._modes = ModeScanner()
@@ -162,10 +122,16 @@ class Screen(ScreenFixes):
             self._dirty.update(changed)
             self._keep_plain(evicted)
 
-
     def _keep_plain(self, evicted: list[avt.Line]) -> None:
-        if evicted and self._plain.maxlen:
-            self._plain.extend(clusters.restore(line.text.rstrip()) for line in evicted)
+        self._plain.push(evicted)
+
+    @property
+    def unsettled(self) -> int:
+        """Lines pushed out of the styled scrollback whose text is not read yet."""
+        return self._plain.unsettled
+
+    def settle(self) -> int:
+        return self._plain.settle()
 
     def resize(self, cols: int, rows: int) -> None:
         _changed, evicted = self._vt.resize(cols, rows)
@@ -223,11 +189,10 @@ class Screen(ScreenFixes):
     # -- output ----------------------------------------------------------------------------
 
     def _update(self, rows: set[int], full: bool) -> ScreenUpdate:
-        view = self._vt.view()
-        lines = {row: styled_line(view[row]) for row in sorted(rows) if row < len(view)}
+        lines = view_rows(self._vt, None if full else rows) if rows else {}
         return ScreenUpdate(
             self._cols, self._rows, lines, full, self.cursor, self.history,
-            self.alt_screen, self.title, self.bracketed_paste, self.app_cursor_keys,
+            self.alt_screen, self.title, self.bracketed_paste, self.app_cursor_keys, next(_SERIALS),
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
@@ -244,17 +209,28 @@ class Screen(ScreenFixes):
     def snapshot(self) -> ScreenUpdate:
         return self._update(set(range(self._rows)), True)
 
+    def history_page(self, offset: int, count: int) -> tuple[int, int, list[StyledLine]]:
+        """A page of history for a view scrolled `offset` rows up: up to `count` history rows
+        from `offset` rows above the screen's top, oldest first. Returns (total history rows,
+        the offset used (at most the total), the rows)."""
+        if self.alt_screen:
+            return 0, 0, []
+        self.settle()
+        total = self.total_lines - self._rows  # an exact count, not the cached one
+        offset = max(0, min(offset, total))
+        start = total - offset
+        return total, offset, self.history_lines(start, min(total, start + count))
+
     def history_lines(self, start: int, stop: int) -> list[StyledLine]:
         """Scrollback rows [start, stop), 0 being the oldest kept."""
         if self.alt_screen:
             return []
+        self.settle()
         plain = len(self._plain)
         lines = self._vt.lines()
         history = plain + max(0, len(lines) - self._rows)
         start, stop = max(0, start), min(stop, history)
-        rows: list[StyledLine] = [
-            ((self._plain[i], DEFAULT_STYLE),) if self._plain[i] else () for i in range(start, min(stop, plain))
-        ]
+        rows: list[StyledLine] = [((text, DEFAULT_STYLE),) if text else () for text in self._plain.lines(start, stop)]
         if stop > plain:
             rows.extend(styled_line(line) for line in lines[max(start, plain) - plain : stop - plain])
         return rows
@@ -271,12 +247,12 @@ class Screen(ScreenFixes):
         if last_n <= len(view) or self.alt_screen:
             return "\n".join(view[-last_n:])
         wanted = last_n - len(view)
+        self.settle()
         lines = self._vt.lines()
         styled = [clusters.restore(line.text.rstrip()) for line in lines[: max(0, len(lines) - self._rows)]]
         history = styled[-wanted:]
-        if len(history) < wanted and self._plain:
-            more = wanted - len(history)
-            history = list(self._plain)[-more:] + history
+        if len(history) < wanted:
+            history = self._plain.last(wanted - len(history)) + history
         return "\n".join(history + view)
 
 

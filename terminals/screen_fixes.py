@@ -45,7 +45,8 @@ class ScreenFixes:
     def cell_lines(self) -> tuple[list[str], list[Any]]:
         """The whole history and screen: the oldest history lines as plain text (kept so),
         then the rest as pyavt lines (the styled history, then the screen)."""
-        return list(self._plain), self._vt.lines()  # type: ignore[attr-defined]
+        plain = self._plain  # type: ignore[attr-defined]
+        return plain.lines(0, len(plain)), self._vt.lines()
 
     def take_clipboard(self) -> list[ClipboardSet]:
         """The clipboard sets (OSC 52) the program made since the last call, oldest first."""

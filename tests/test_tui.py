@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_helpers import make_app, screen_text, stop, until
+from tui_helpers import PREFIX, make_app, screen_text, stop, until
 from tikitaka.app.tui.agent_panel import AgentPanel
 from tikitaka.app.tui.terminal_view import TerminalView
 
@@ -48,13 +48,13 @@ async def test_tab_switching_by_key_and_number(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: len(app.tabs) == 2, what="tabs")
             first = app.active_id
-            await pilot.press("f7")
+            await pilot.press(PREFIX, "n")
             await until(pilot, lambda: app.active_id != first and ">>>" in screen_text(app), what="python tab")
             await pilot.press(*"print(6*7)", "enter")
             await until(pilot, lambda: "\n42" in screen_text(app), what="42")
-            await pilot.press("alt+1")
+            await pilot.press(PREFIX, "1")
             await until(pilot, lambda: app.active_id == first and "tui" not in screen_text(app) and ">>>" not in screen_text(app), what="back to sh")
-            await pilot.press("f6")
+            await pilot.press(PREFIX, "p")
             await until(pilot, lambda: app.active_id != first, what="previous wraps around")
     finally:
         stop(app)
@@ -66,7 +66,7 @@ async def test_mode_cycling_skips_ai_without_a_coordinator(tmp_path):
         async with app.run_test(size=(120, 40)) as pilot:
             panel = app.query_one(AgentPanel)
             await until(pilot, lambda: panel.ai_reason != "checking the coordinator's backend...", what="backend check")
-            await pilot.press("f2")
+            await pilot.press(PREFIX, "a")
             assert app.focused.id == "agent-input"
             assert panel.mode == "CHT"
             await pilot.press("shift+tab")
@@ -75,7 +75,7 @@ async def test_mode_cycling_skips_ai_without_a_coordinator(tmp_path):
             assert panel.mode == "CHT"  # AI skipped: this host has no coordinator
             log = "\n".join(str(line.text) for line in panel.log_widget.lines)
             assert "AI mode unavailable: this host has no coordinator" in log
-            await pilot.press("f2")
+            await pilot.press(PREFIX, "a")
             assert app.query_one(TerminalView).has_focus
     finally:
         stop(app)
@@ -87,7 +87,7 @@ async def test_cht_mode_types_then_enter_as_a_separate_write(tmp_path):
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
-            await pilot.press("f2")
+            await pilot.press(PREFIX, "a")
             await pilot.press(*"short line", "enter")
             await until(pilot, lambda: any(r["data"] == "\r" for r in reads(log)), what="enter")
             short = reads(log)
@@ -114,7 +114,7 @@ async def test_key_mode_forwards_raw_keys(tmp_path):
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
-            await pilot.press("f2", "shift+tab")
+            await pilot.press(PREFIX, "a", "shift+tab")
             assert app.query_one(AgentPanel).mode == "KEY"
             await pilot.press("up", "tab", "escape", "backspace", "ctrl+c", "enter", "q")
             expected = ["\x1b[A", "\t", "\x1b", "\x7f", "\x03", "\r", "q"]
@@ -162,7 +162,7 @@ async def test_screen_updates_while_a_dialog_is_open_do_not_crash_the_app(tmp_pa
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "tick-" in screen_text(app), what="output")
-            await pilot.press("f1")  # the help screen covers the terminal view
+            await pilot.press(PREFIX, "?")  # the help screen covers the terminal view
             await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help open")
             seen = screen_text(app)
             await until(pilot, lambda: screen_text(app) != seen, what="updates under the dialog")

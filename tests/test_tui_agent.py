@@ -7,10 +7,9 @@ import pytest
 
 from conftest import BASH_TAB
 from fake_ollama import Reply
-from tui_helpers import make_app, screen_text, stop, until
+from tui_helpers import PREFIX, attach, make_app, screen_text, stop, until
 from tikitaka.app.tui import settings_store
 from tikitaka.app.tui.agent_panel import AgentPanel
-from tikitaka.app.tui.main import TikiApp
 
 
 def log_text(app) -> str:
@@ -20,7 +19,7 @@ def log_text(app) -> str:
 async def ai_mode(pilot, app) -> AgentPanel:
     panel = app.query_one(AgentPanel)
     await until(pilot, lambda: panel.ai_reason is None, what="backend found")
-    await pilot.press("f2", "shift+tab", "shift+tab")
+    await pilot.press(PREFIX, "a", "shift+tab", "shift+tab")
     assert panel.mode == "AI"
     return panel
 
@@ -31,7 +30,7 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         Reply.action("send_to_terminal", tab="sh", text="echo ai-$((40+2))"),
         Reply.action("done", message="typed it for you"),
     )
-    app = TikiApp(a.host)
+    app = attach(a.host)
     async with app.run_test(size=(140, 45)) as pilot:
         await until(pilot, lambda: screen_text(app).strip(), what="prompt")
         await ai_mode(pilot, app)
@@ -53,7 +52,7 @@ async def test_denied_consent_types_nothing(agent):
         Reply.action("send_to_terminal", tab="sh", text="echo never-$((1+1))"),
         Reply.action("done", message="ok, I did not"),
     )
-    app = TikiApp(a.host)
+    app = attach(a.host)
     async with app.run_test(size=(140, 45)) as pilot:
         await until(pilot, lambda: screen_text(app).strip(), what="prompt")
         await ai_mode(pilot, app)
@@ -67,7 +66,7 @@ async def test_denied_consent_types_nothing(agent):
 async def test_escape_cancels_a_run_and_reset_starts_a_new_session(agent):
     a = agent()
     a.fake.script(Reply(chunks=['{"tool": "wait", '] + ['"args": {}}'], delay=5.0))
-    app = TikiApp(a.host)
+    app = attach(a.host)
     async with app.run_test(size=(140, 45)) as pilot:
         await ai_mode(pilot, app)
         await pilot.press(*"wait a bit", "enter")
@@ -92,7 +91,7 @@ async def test_panel_position_and_theme_persist(tmp_path, isolated):
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             assert app.ui["panel"] == "right"
-            await pilot.press("f9")
+            await pilot.press(PREFIX, "z")
             await until(pilot, lambda: app.query_one("#main").has_class("panel-bottom"), what="docked bottom")
             app.theme = "nord"
             await pilot.pause()
@@ -104,7 +103,7 @@ async def test_panel_position_and_theme_persist(tmp_path, isolated):
         async with again.run_test(size=(120, 40)) as pilot:
             assert again.query_one("#main").has_class("panel-bottom")
             assert again.theme == "nord"
-            await pilot.press("f9")  # bottom -> hidden
+            await pilot.press(PREFIX, "z")  # bottom -> hidden
             assert not again.query_one(AgentPanel).display or again.query_one("#main").has_class("panel-hidden")
     finally:
         stop(again)
@@ -127,7 +126,7 @@ async def test_ai_mode_relays_at_name_to_a_peer_with_no_backend(tmp_path, in_tik
             await until(pilot, lambda: "stand-in ready" in screen_text(app), what="the stand-in")
             await until(pilot, lambda: panel.ai_reason not in (None, "checking the coordinator's backend..."),
                         what="the backend check")
-            await pilot.press("f2", "shift+tab", "shift+tab")
+            await pilot.press(PREFIX, "a", "shift+tab", "shift+tab")
             assert panel.mode == "AI"  # offered although no backend answers: relays need none
             assert "only `@Name ...` relays to peer tabs work" in log_text(app)
             panel.query_one("#agent-input").value = "@Claude what is 6 times 7?"

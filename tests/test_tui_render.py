@@ -1,17 +1,26 @@
-"""The terminal view draws a real `terminals.screen.Screen` fed real bytes: colours, attributes,
-wide CJK cells, the cursor, and only the rows that changed are repainted (issue 3)."""
+"""The terminal view draws a real `terminals.screen.Screen` fed real bytes, sent as the host
+sends it (screen frames of the UI protocol): colours, attributes, wide CJK cells, the cursor,
+and only the rows that changed are repainted (issues 3, 13)."""
 
 from __future__ import annotations
+
+import json
 
 from rich.cells import cell_len
 from rich.color import Color
 from textual.app import App, ComposeResult
 
+from tikitaka.actors.ipc.ui_frames import ScreenFrame
 from tikitaka.app.tui.terminal_view import TerminalView
 from tikitaka.terminals.screen import Screen
 
 SAMPLE = ("\x1b[31mred\x1b[0m \x1b[1mbold\x1b[0m \x1b[38;5;45m256\x1b[0m \x1b[38;2;255;128;0mtrue\x1b[0m "
           "\x1b[3;4mit\x1b[0m \x1b[7mrev\x1b[0m 한국어|end\r\n").encode()
+
+
+def frame(update) -> dict:
+    """A screen update as a UI receives it: encoded by the host, decoded from JSON."""
+    return json.loads(ScreenFrame.from_update(1, update).body())
 
 
 class ViewApp(App):
@@ -43,7 +52,8 @@ async def test_colours_attributes_and_wide_cells():
     app = ViewApp()
     async with app.run_test(size=(40, 6)) as pilot:
         view = app.query_one(TerminalView)
-        view.apply(screen.take_update(full=True))
+        view.tab_id = 1
+        view.apply_frame(frame(screen.take_update(full=True)))
         await pilot.pause()
         row = view.render_line(0)
         assert style_of(row, "red").color == Color.from_ansi(1)
@@ -66,7 +76,8 @@ async def test_cursor_is_drawn_where_the_screen_has_it():
     async with app.run_test(size=(20, 4)) as pilot:
         view = app.query_one(TerminalView)
         view.focus()
-        view.apply(screen.take_update(full=True))
+        view.tab_id = 1
+        view.apply_frame(frame(screen.take_update(full=True)))
         await pilot.pause()
         row = cells(view.render_line(1))
         reversed_cols = [col for col, (_, style) in enumerate(row) if style is not None and style.reverse]
@@ -80,7 +91,8 @@ async def test_only_changed_rows_are_repainted():
     app = ViewApp()
     async with app.run_test(size=(30, 10)) as pilot:
         view = app.query_one(TerminalView)
-        view.apply(screen.take_update(full=True))
+        view.tab_id = 1
+        view.apply_frame(frame(screen.take_update(full=True)))
         await pilot.pause()
         repainted: list[int] = []
         original = view.refresh
@@ -94,7 +106,7 @@ async def test_only_changed_rows_are_repainted():
         view.refresh = spy
         screen.feed(b"\x1b[2;1Hchanged\x1b[5;6H")  # rewrite row 1; cursor back to row 4
         update = screen.take_update()
-        view.apply(update)
+        view.apply_frame(frame(update))
         assert not update.full
         assert set(repainted) == {1, 4}  # the changed row and the cursor's row, nothing else
         await pilot.pause()

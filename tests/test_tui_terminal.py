@@ -1,5 +1,6 @@
-"""The terminal widget with real PTY children: every key reaches the child as xterm bytes
-(except the reserved ones), paste (bracketed when asked), scrollback, exit badges (issue 3)."""
+"""The terminal widget with real PTY children behind a real UI session: every key reaches the
+child as xterm bytes (F-keys included: only the prefix key is tikitaka's), paste (bracketed
+when asked), scrollback, exit badges, stopping the host only when confirmed (issues 3, 11, 13)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from tui_helpers import make_app, screen_text, stop, until
+from tui_helpers import PREFIX, make_app, screen_text, stop, until
 from tikitaka.app.tui.agent_panel import AgentPanel
 from tikitaka.app.tui.tab_bar import TabBar
 from tikitaka.app.tui.terminal_view import TerminalView
@@ -48,7 +49,8 @@ async def test_ctrl_alt_function_and_arrow_keys_reach_the_child(tmp_path):
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
             keys = {
                 "ctrl+a": "\x01", "ctrl+c": "\x03", "ctrl+q": "\x11", "ctrl+z": "\x1a",
-                "alt+x": "\x1bx", "f11": "\x1b[23~", "up": "\x1b[A", "ctrl+right": "\x1b[1;5C",
+                "alt+x": "\x1bx", "f1": "\x1bOP", "f4": "\x1bOS", "f5": "\x1b[15~", "f10": "\x1b[21~",
+                "f11": "\x1b[23~", "f12": "\x1b[24~", "up": "\x1b[A", "ctrl+right": "\x1b[1;5C",
                 "shift+up": "\x1b[1;2A", "home": "\x1b[H", "delete": "\x1b[3~", "pageup": "\x1b[5~",
                 "tab": "\t", "shift+tab": "\x1b[Z", "escape": "\x1b", "backspace": "\x7f", "enter": "\r",
                 "é": "é",
@@ -64,19 +66,22 @@ async def test_ctrl_alt_function_and_arrow_keys_reach_the_child(tmp_path):
         stop(app)
 
 
-async def test_reserved_keys_are_not_forwarded(tmp_path):
+async def test_prefix_commands_are_not_forwarded_and_the_prefix_twice_is(tmp_path):
     log = tmp_path / "reads.jsonl"
     app = make_app(tmp_path, logger_tab(log) + BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
             first = app.active_id
-            await pilot.press("f7")  # next tab: a binding, not a key for the child
+            await pilot.press(PREFIX, "n")  # next tab: a command, not keys for the child
             await until(pilot, lambda: app.active_id != first, what="next tab")
-            await pilot.press("alt+1")
+            await pilot.press(PREFIX, "1")
             await until(pilot, lambda: app.active_id == first and "logger ready" in screen_text(app), what="tab 1")
+            await pilot.press(PREFIX, "j")  # not a command: dropped, as in tmux
             await pilot.press("z")
             await until(pilot, lambda: received(log) == "z", what="z")  # and nothing before it
+            await pilot.press(PREFIX, PREFIX)
+            await until(pilot, lambda: received(log) == "z\x1c", what="the prefix itself")
     finally:
         stop(app)
 
@@ -90,7 +95,7 @@ async def test_paste_is_bracketed_only_when_the_child_asked(tmp_path):
             await until(pilot, lambda: "logger ready" in screen_text(app), what="logger")
             view.post_message(events.Paste("one\ntwo"))
             await until(pilot, lambda: received(plain) == "one\rtwo", what="plain paste")
-            await pilot.press("f7")
+            await pilot.press(PREFIX, "n")
             await until(pilot, lambda: "bracketed ready" in screen_text(app), what="second logger")
             view.post_message(events.Paste("three"))
             await until(pilot, lambda: received(bracketed) == "\x1b[200~three\x1b[201~", what="bracketed paste")
@@ -144,47 +149,47 @@ async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
         stop(app)
 
 
-async def test_quit_asks_while_tabs_run_and_ctrl_q_does_not_quit(tmp_path):
+async def test_stopping_the_host_asks_and_defaults_to_cancel(tmp_path):
     app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: app.tabs and app.tabs[0].running, what="tab running")
-            await pilot.press("ctrl+q")
-            await pilot.pause(0.2)
-            assert app.is_running
-            await pilot.press("f10")
-            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="quit question")
-            await pilot.press("n")
+            await pilot.press("ctrl+q")  # the program's key now, never tikitaka's
+            await pilot.press(PREFIX, "q")
+            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="stop question")
+            await pilot.press("enter")  # the default answer: Cancel
             await until(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="dialog closed")
-            assert app.is_running
-            await pilot.press("f10", "y")
-            await until(pilot, lambda: not app.is_running, what="quit")
+            await pilot.press(PREFIX, "q", "n")
+            await pilot.pause(0.3)
+            assert app.is_running and not app.host.stopped
+            await pilot.press(PREFIX, "q", "y")
+            await until(pilot, lambda: not app.is_running, what="the UI to leave")
+            assert app.host.wait_stopped(15)  # the host (and its tabs) stopped
     finally:
         stop(app)
 
 
-async def test_command_palette_switches_tabs_and_its_quit_asks(tmp_path):
+async def test_command_palette_switches_tabs_and_detaches(tmp_path):
     py = '[[tab]]\nname = "py"\ncommand = ["python3", "-q"]\n'
     app = make_app(tmp_path, BASH + py, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: len(app.tabs) == 2, what="tabs")
             first = app.active_id
-            await pilot.press("f12")
+            await pilot.press(PREFIX, ":")
             await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
             await pilot.press(*"go to tab py")
             await pilot.pause(0.5)
             await pilot.press("enter")
             await until(pilot, lambda: app.active_id != first and ">>>" in screen_text(app), what="tab py via palette")
-            await pilot.press("f12")
+            await pilot.press(PREFIX, ":")
             await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
-            await pilot.press(*"quit")
+            await pilot.press(*"detach")
             await pilot.pause(0.5)
             await pilot.press("enter")
-            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="quit question")
-            await pilot.press("n")
-            await pilot.pause(0.1)
-            assert app.is_running
+            await until(pilot, lambda: not app.is_running, what="detached")
+            assert not app.host.stopped  # detaching leaves the host and its tabs running
+            assert all(tab.running for tab in app.host.workspace.list_tabs().get(timeout=5))
     finally:
         stop(app)
 
@@ -195,7 +200,7 @@ async def test_the_app_keeps_running_under_a_dialog_while_tabs_print(tmp_path):
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: "tick-" in screen_text(app), what="output")
-            await pilot.press("f1")  # help is a modal screen: the main screen's widgets are not queryable
+            await pilot.press(PREFIX, "?")  # help is a modal screen: the main screen's widgets are not queryable
             await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
             await pilot.pause(1.5)  # screen updates and the 1 s tab refresh arrive meanwhile
             assert app.is_running

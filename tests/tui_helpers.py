@@ -1,4 +1,5 @@
-"""Running the real TikiApp on a real in-process host for Pilot tests."""
+"""Running the real TikiApp for Pilot tests: a real in-process host, and the app attached to
+it through the real socket (a UI session, as `tiki` attaches)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,18 @@ import pykka
 
 from tikitaka.actors.host import Host, HostOptions
 from tikitaka.app.tui.main import TikiApp
-from tikitaka.app.tui.terminal_view import TerminalView
+from tikitaka.app.ui_client import UiClient
+
+PREFIX = "ctrl+backslash"  # the default prefix key, as Pilot names it
+
+
+def attach(host: Host, prefix: str = "ctrl+\\") -> TikiApp:
+    """A TikiApp attached to `host` over its socket (`app.host` is kept for the tests)."""
+    client = UiClient(host.socket_path, client="pilot")
+    client.connect()
+    app = TikiApp(client, prefix)
+    app.host = host  # type: ignore[attr-defined]
+    return app
 
 
 def make_app(tmp_path: Path, workspace: str, bare: bool = False) -> TikiApp:
@@ -21,11 +33,12 @@ def make_app(tmp_path: Path, workspace: str, bare: bool = False) -> TikiApp:
     options = HostOptions(workspace=path, coordinator=not bare, peers=not bare)
     host = Host(options)
     host.start()
-    return TikiApp(host)
+    return attach(host)
 
 
 def stop(app: TikiApp) -> None:
-    app.host.stop()
+    app.client.close()
+    app.host.stop()  # type: ignore[attr-defined]
     pykka.ActorRegistry.stop_all()
 
 
@@ -44,4 +57,4 @@ async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = 15.0,
     raise AssertionError(f"timed out waiting for {what}")
 
 
-__all__ = ["make_app", "stop", "screen_text", "until", "asyncio"]
+__all__ = ["attach", "make_app", "stop", "screen_text", "until", "asyncio", "PREFIX"]

@@ -70,7 +70,7 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         self._bytes_read = 0
         self._last_output = 0.0
         self._dirty = threading.Event()
-        self._watched = False  # styled rows are built only while a view shows this tab
+        self._watchers: tuple[Any, ...] = ()  # rows are styled only while a UI shows this tab
         self._stopping = threading.Event()
         self._writes: queue.Queue[tuple[int, bytes, WriteTicket] | None] = queue.Queue()
 
@@ -202,12 +202,17 @@ class TerminalActor(TerminalThreads, SupervisedActor):
                 pass
         self._dirty.set()
 
-    def watch(self, on: bool = True) -> Any:
-        """A view starts (or stops) showing this tab: from now on `ScreenChanged` carries the
-        changed rows, styled. Returns a full snapshot to start from."""
+    def watch(self, callback: Any) -> Any:
+        """A UI starts showing this tab: from now on `callback(update)` gets every coalesced
+        `ScreenUpdate` (on the notifier thread; it must not block). Returns a full snapshot to
+        start from (updates carry serials: one older than the snapshot is stale)."""
         with self._lock:
-            self._watched = on
-            return self._screen.take_update(full=True) if on else None
+            self._watchers = (*self._watchers, callback)
+            return self._screen.snapshot()
+
+    def unwatch(self, callback: Any) -> None:
+        with self._lock:
+            self._watchers = tuple(w for w in self._watchers if w is not callback)
 
     def snapshot(self) -> Any:
         with self._lock:
@@ -220,6 +225,10 @@ class TerminalActor(TerminalThreads, SupervisedActor):
     def history(self, start: int, stop: int) -> list[Any]:
         with self._lock:
             return self._screen.history_lines(start, stop)
+
+    def history_page(self, offset: int, count: int) -> tuple[int, int, list[Any]]:
+        with self._lock:
+            return self._screen.history_page(offset, count)
 
     def read_text(self, lines: int = 40) -> dict[str, Any]:
         with self._lock:

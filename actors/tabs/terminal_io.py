@@ -4,7 +4,9 @@ A reader does blocking PTY reads and feeds the screen under the actor's lock, so
 waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
 to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
 sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
-at most ~60 `ScreenChanged` events per second.
+at most ~60 notices per second: while UIs watch the tab, one `ScreenUpdate` (the changed rows,
+styled once) handed to every watcher -- however many UIs look at it; an unwatched tab builds
+no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
 
 Each runs through `supervisor.thread`: one that raises is logged once and started again -- the
 reader on the same PTY, so the tab keeps working. If one keeps failing, the supervisor gives up
@@ -25,6 +27,7 @@ from ..events import ScreenChanged
 from .writes import WriteTicket
 
 FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
+SETTLE_AFTER = 0.5  # seconds of quiet before pushed-out history lines are turned into text
 WRITE_CHUNK = 16384  # the writer looks at cancellation between chunks
 WRITE_POLL = 0.25  # seconds one chunk may wait for the child before cancellation is checked
 REPLY_TIMEOUT = 1.0  # a device-status reply the child does not take within 1 s is dropped
@@ -87,18 +90,28 @@ class TerminalThreads:
 
     def _notify_loop(self) -> None:
         while True:
-            self._dirty.wait()
+            changed = self._dirty.wait(SETTLE_AFTER if self._screen.unsettled else None)
             if self._stopping.is_set():
                 return
+            if not changed:  # quiet: read the text of the lines a flood pushed out
+                with self._lock:
+                    self._screen.settle()
+                continue
             self._dirty.clear()
             with self._lock:
-                if self._watched:  # type: ignore[attr-defined]
+                watchers = self._watchers  # type: ignore[attr-defined]
+                if watchers:
                     update = self._screen.take_update()
                 else:  # styling rows is most of the cost of a busy tab: skip it unseen
                     self._screen.take_dirty()
                     update = None
+            for watcher in watchers:
+                try:
+                    watcher(update)
+                except Exception as exc:  # noqa: BLE001 - one broken watcher must not stop the tab's screen
+                    self._supervisor.report(self._thread_name("watcher"), exc)  # type: ignore[attr-defined]
             spec = self.spec  # type: ignore[attr-defined]
-            self._bus.publish(ScreenChanged(spec.tab_id, spec.name, update))  # type: ignore[attr-defined]
+            self._bus.publish(ScreenChanged(spec.tab_id, spec.name, None))  # type: ignore[attr-defined]
             time.sleep(FRAME_INTERVAL)
 
     # -- writer ----------------------------------------------------------------------------

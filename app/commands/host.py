@@ -1,4 +1,4 @@
-"""`tiki serve`, `shutdown`, `bot-chat`, `log`, `help` and `doctor`."""
+"""`tiki serve`, `attach`, `shutdown`, `bot-chat`, `log`, `help` and `doctor`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,16 @@ from ..output import fail, print_json, request
 
 
 def add_commands(sub: Any) -> None:
-    p = sub.add_parser("serve", help="run the host without a UI (same actors and socket as the TUI)")
+    p = sub.add_parser("serve", help="run the host in the foreground, without a UI (UIs attach to it)")
     p.add_argument("--workspace", type=_path, metavar="FILE",
                    help="workspace TOML (default ./tiki.toml, else the saved workspace, else one shell tab)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("attach", help="attach a UI to the running host (started in the background if none "
+                                      "runs); the same as `tiki` alone")
+    p.add_argument("--workspace", type=_path, metavar="FILE",
+                   help="workspace TOML for a host started now (default ./tiki.toml, else the saved workspace)")
+    p.set_defaults(func=cmd_attach)
 
     p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
     p.set_defaults(func=cmd_shutdown)
@@ -72,6 +78,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         host.stop()
     return 0
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    from ..tui import run_tui  # imported only here: the UI pulls in Textual
+
+    return run_tui(args)
 
 
 def cmd_shutdown(args: argparse.Namespace) -> int:

@@ -1,29 +1,70 @@
-"""The Textual UI: tab bar, terminal view and agent panel, grouped by screen area.
+"""The Textual UI: a client of the host, grouped by screen area (tab bar, terminal view, agent
+panel, dialogs), plus the raw input path (driver.py, raw_input.py) and the prefix commands
+(keymap.py, commands.py).
 
-`run_tui` starts the same host `tiki serve` runs, then the app on top of it, and stops the
-host on every way out.
+`run_tui` (`tiki`, `tiki attach`) attaches to the host of the current socket, starting one in
+the background when none runs, and runs the app on the session. Leaving the app detaches.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    from ...actors.host import Host, HostError, HostOptions
-    from .main import TikiApp
+    from ...protocol import paths
+    from ...protocol.settings import SettingsError, parse_settings
+    from ..host_start import HostStartFailed, ensure_host
+    from ..ui_client import HostError, NoHost, UiClient
+    from .keymap import PrefixError, prefix_bytes
 
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("tiki: the UI needs a terminal; `tiki serve` runs a host without one", file=sys.stderr)
+        return 2
     try:
-        host = Host(HostOptions(workspace=args.workspace))
-        host.start()
-    except HostError as exc:
+        text = paths.settings_file().read_text(encoding="utf-8") if paths.settings_file().exists() else ""
+        prefix = parse_settings(text).keys.prefix
+        prefix_bytes(prefix)
+    except (OSError, SettingsError, PrefixError) as exc:
         print(f"tiki: {exc}", file=sys.stderr)
         return 1
-    app = None
+    socket_path = paths.socket_path()
+    workspace: Path | None = getattr(args, "workspace", None)
     try:
-        app = TikiApp(host)
+        started, info = ensure_host(socket_path, workspace)
+    except HostStartFailed as exc:
+        print(f"tiki: {exc}", file=sys.stderr)
+        return 1
+    if not started and workspace is not None and info.get("workspace") != str(workspace.resolve()):
+        print(f"tiki: a host is already running (workspace {info.get('workspace')}); --workspace is ignored. "
+              "`tiki shutdown` stops it and its tabs.", file=sys.stderr)
+    client = UiClient(socket_path, client=f"tiki (pid {os.getpid()})")
+    try:
+        client.connect()
+    except (NoHost, HostError) as exc:
+        print(f"tiki: {getattr(exc, 'message', exc)}", file=sys.stderr)
+        return 1
+    return _run_app(client, prefix)
+
+
+def _run_app(client: object, prefix: str) -> int:
+    from .main import TikiApp
+
+    driver = None
+    if os.name == "posix":
+        from .driver import RawDriver
+
+        driver = RawDriver
+    app = TikiApp(client, prefix, driver_class=driver)
+    try:
         app.run()
     finally:
-        host.stop()
-    return app.return_code or 0  # Textual sets 1 when the app died of an exception
+        client.close()  # type: ignore[attr-defined]
+    reason = app.detached_reason or "detached: the tabs keep running; `tiki` attaches again"
+    print(f"tiki: {reason}", file=sys.stderr)
+    if app.return_code:  # Textual sets 1 when the app died of an exception
+        return app.return_code
+    return 0 if app.detached_reason is None or "stopping" in app.detached_reason else 1

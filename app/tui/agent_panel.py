@@ -21,11 +21,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
-from ...actors.coordinator import events as rev
+from ...protocol import ops
+from ...protocol.limits import ASK
 from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
 from .messages import PanelNote
-from ...protocol.limits import ASK
 
 MODES = ("CHT", "KEY", "AI")
 CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
@@ -34,16 +34,22 @@ CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
 MARGIN = 0.02
 
 
-def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> None:
-    """CHT typing: the text (chunked when long), then Enter as its own write.
+def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> bool:
+    """CHT typing: the text (chunked when long), then Enter as its own write. Returns False
+    when a write could not be sent (`write` returned False).
 
     `write` may return a pykka future: we wait until the terminal accepted each write before
     timing the pause, so a slow mailbox cannot squeeze the gap the child sees."""
 
+    delivered = True
+
     def put(data: bytes) -> None:
+        nonlocal delivered
         result = write(data)
         if hasattr(result, "get"):
             result.get(timeout=ASK)
+        elif result is False:
+            delivered = False
 
     if len(text) > CHUNK:
         for start in range(0, len(text), CHUNK):
@@ -56,6 +62,7 @@ def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float],
             put(text.encode("utf-8"))
         sleep(ENTER_AFTER + MARGIN)
     put(b"\r")
+    return delivered
 
 
 class ModeInput(Input):
@@ -71,7 +78,7 @@ class ModeInput(Input):
             event.prevent_default()
             self.panel.cycle_mode()
             return
-        if self.panel.mode == "KEY":  # reserved F-keys are priority bindings: they never get here
+        if self.panel.mode == "KEY":  # the prefix is taken by the app before it gets here
             event.stop()
             event.prevent_default()
             self.panel.forward_key(event)
@@ -113,7 +120,7 @@ class AgentPanel(Vertical):
         for step in range(1, len(order) + 1):
             candidate = order[(index + step) % len(order)]
             if candidate == "AI" and self.ai_reason:
-                no_coordinator = self.tiki.host.service("coordinator") is None
+                no_coordinator = not self.tiki.has_coordinator
                 if not self._reason_shown:
                     # with a coordinator but no backend, `@Name ...` relays still work: no model needed
                     self.write(f"AI mode unavailable: {self.ai_reason}" if no_coordinator else
@@ -139,86 +146,84 @@ class AgentPanel(Vertical):
     # -- actions -----------------------------------------------------------------------------
 
     def forward_key(self, event: events.Key) -> None:
-        terminal = self.tiki.active_terminal()
-        data = key_to_bytes(event.key, event.character, app_cursor=self.tiki.active_app_cursor())
-        if terminal is not None and data is not None:
-            terminal.write(data)
+        view = self.tiki.view
+        data = key_to_bytes(event.key, event.character, app_cursor=view.app_cursor)
+        if data is not None:
+            view.write(data)
 
     def cancel_run(self) -> None:
-        coordinator = self.tiki.host.service("coordinator")
-        if coordinator is not None:
-            coordinator.cancel()
+        if self.tiki.has_coordinator:
+            self.tiki.client.call(ops.AGENT_CANCEL, {})
             self.write("cancel requested", "yellow")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
         event.input.value = ""
         if self.mode == "CHT":
-            terminal = self.tiki.active_terminal()
-            if terminal is None:
+            tab = self.tiki.view.tab_id
+            if tab is None:
                 self.write("no active tab", "red")
                 return
-            self.run_worker(lambda: self._type(terminal, text), thread=True, group="cht")
+            self.run_worker(lambda: self._type(tab, text), thread=True, group="cht")
         elif self.mode == "AI":
             self.submit_ai(text.strip())
 
-    def _type(self, terminal: Any, text: str) -> None:
-        try:
-            type_line(terminal.write, text)
-        except Exception as exc:  # noqa: BLE001 - e.g. the tab exited: tell the user, keep running
-            self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', exc)}", "red"))
+    def _type(self, tab: int, text: str) -> None:
+        client = self.tiki.client
+        if not type_line(lambda data: client.input(tab, data), text):
+            self.post_message(PanelNote("CHT: the connection to the host is gone", "red"))
 
     def submit_ai(self, text: str) -> None:
-        coordinator = self.tiki.host.service("coordinator")
-        if not text or coordinator is None:
+        if not text or not self.tiki.has_coordinator:
             return
         if text == "/reset":
-            coordinator.reset()
+            self.tiki.client.call(ops.AGENT_RESET, {})
             self.write("new AI session: the coordinator forgot the conversation", "cyan")
             return
         self.write(Text.assemble(("you ", "bold"), text))
-        coordinator.submit(text, source="user")  # a tell in effect; progress arrives as events
+        self.tiki.client.ask(text)  # progress arrives as `run` events
 
     # -- coordinator progress ------------------------------------------------------------------
 
     def set_status(self, text: str) -> None:
         self.query_one("#agent-status", Label).update(text)
 
-    def show_run_event(self, event: Any) -> None:
-        """Coordinator progress, in the same words as `tiki ask`: loading, prompt and generation
-        figures update the status line in place; each tool call becomes a card; corrections
-        (with their cause) and compaction are noted; the answer (or the reason it stopped) and
-        the run's figures end it."""
-        data = event.to_json()
+    def show_run_event(self, data: dict[str, Any]) -> None:
+        """Coordinator progress (a run event's JSON), in the same words as `tiki ask`: loading,
+        prompt and generation figures update the status line in place; each tool call becomes
+        a card; corrections (with their cause) and compaction are noted; the answer (or the
+        reason it stopped) and the run's figures end it."""
+        kind = data.get("kind")
         status = status_text(data)
         if status:
             self.set_status(f"coordinator: {status}")
-        if isinstance(event, rev.RunStarted):
-            if event.source != "user":
-                self.write(Text.assemble((f"{event.source} ", "bold magenta"), event.prompt[:300]))
+        if kind == "started":
+            if data.get("source") != "user":
+                self.write(Text.assemble((f"{data.get('source')} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
             self.set_status("coordinator: started")
-        elif isinstance(event, rev.ToolEnd):
-            self.log_widget.write(tool_card(event))
-        elif isinstance(event, (rev.Correction, rev.Compacted, rev.Loading)):
-            self.write(event_text(data) or "", "yellow" if isinstance(event, rev.Correction) else "dim")
-        elif isinstance(event, rev.RunDone):
+        elif kind == "tool_end":
+            self.log_widget.write(tool_card(data))
+        elif kind in ("correction", "compacted", "loading"):
+            self.write(event_text(data) or "", "yellow" if kind == "correction" else "dim")
+        elif kind == "done":
             self.set_status("")
-            self.write(Text.assemble(("coordinator ", "bold green"), event.message))
+            self.write(Text.assemble(("coordinator ", "bold green"), str(data.get("message", ""))))
             self.write(event_text(data) or "", "dim")
-        elif isinstance(event, rev.RunError):
+        elif kind == "error":
             self.set_status("")
-            self.write(f"coordinator stopped: {event.reason}", "red")
+            self.write(f"coordinator stopped: {data.get('reason')}", "red")
             self.write(event_text(data) or "", "dim")
 
 
-def tool_card(event: Any) -> Panel:
+def tool_card(event: dict[str, Any]) -> Panel:
     """One tool call as a bordered card: name and duration on top, arguments, then the result."""
-    ok = bool(event.result.get("ok", True)) if isinstance(event.result, dict) else True
-    args = json.dumps(event.args, ensure_ascii=False)
-    result = json.dumps(event.result, ensure_ascii=False)
+    result_data = event.get("result")
+    ok = bool(result_data.get("ok", True)) if isinstance(result_data, dict) else True
+    args = json.dumps(event.get("args"), ensure_ascii=False)
+    result = json.dumps(result_data, ensure_ascii=False)
     body = Text()
     body.append("args   ", "dim").append(args[:300] + ("…" if len(args) > 300 else ""))
     body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
                                            "green" if ok else "red")
-    return Panel(body, title=f"{event.tool} · {event.duration:.2f} s", title_align="left",
+    return Panel(body, title=f"{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
                  border_style="green" if ok else "red", expand=True)

@@ -24,6 +24,7 @@ def presets() -> list[tuple[str, str]]:
 
 class NewTabScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [("escape", "dismiss(None)", "cancel")]
+    AUTO_FOCUS = "#new-name"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -79,18 +80,21 @@ class RenameScreen(ModalScreen[str | None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [("escape", "dismiss(False)", "no"), ("y", "dismiss(True)", "yes"), ("n", "dismiss(False)", "no")]
+    """A yes/no question whose default (Enter) is No: the dangerous answer takes a choice."""
 
-    def __init__(self, question: str) -> None:
+    BINDINGS = [("escape", "dismiss(False)", "no"), ("y", "dismiss(True)", "yes"), ("n", "dismiss(False)", "no")]
+    AUTO_FOCUS = "#no"
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
-        self.question = question
+        self.question, self.yes, self.no = question, yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-title")
             with Horizontal(classes="buttons"):
-                yield Button("Yes (y)", variant="error", id="yes")
-                yield Button("No (n)", id="no")
+                yield Button(f"{self.yes} (y)", variant="error", id="yes")
+                yield Button(f"{self.no} (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -119,39 +123,42 @@ class ConsentScreen(ModalScreen[str]):
         self.dismiss(event.button.id or "deny")
 
 
-HELP = """\
+def help_text(prefix: str) -> str:
+    """The help, built from the prefix table (keymap.COMMANDS)."""
+    from .keymap import COMMANDS, key_label, prefix_label
+
+    label = prefix_label(prefix)
+    rows = "\n".join(f"| `{label} {key_label(c.keys)}` | {c.help} |" for c in COMMANDS)
+    return f"""\
 # tikitaka
 
-Keys go to the terminal, except these (F-keys and Alt+digits, which shells, vim and the AI
-CLIs leave alone):
+Every key goes to the program in the tab (F-keys, Alt, Ctrl and all). tikitaka's own
+commands follow the prefix, `{label}` (`[keys] prefix` in config.toml):
 
-| key | does |
+| keys | does |
 |---|---|
-| F1 | this help |
-| F2 | focus the agent panel / back to the terminal |
-| F3 | new tab |
-| F4 | rename the tab |
-| F5 | restart the tab's command |
-| F6 / F7 | previous / next tab |
-| Alt+1 .. Alt+9 | tab by number |
-| F8 | close the tab |
-| F9 | agent panel: right, bottom, hidden |
-| F10 | quit (asks while tabs are running) |
-| F12 | command palette |
-| Shift+PageUp / PageDown, mouse wheel | scroll back through history |
+{rows}
+| `{label} {label}` | send `{label}` itself to the program |
 
-In the agent panel, **Shift+Tab** cycles the mode: **CHT** types the line into the active
-tab, **KEY** forwards keys to it, **AI** asks the coordinator (Esc cancels, `/reset` starts a
-new AI session).
+The mouse wheel scrolls back through the tab's history; typing returns to the live screen.
+Detaching (or closing the terminal) leaves every tab running: `tiki` attaches again.
+
+In the agent panel, **Shift+Tab** cycles the mode: **CHT** types the line into the tab
+shown, **KEY** forwards keys to it, **AI** asks the coordinator (Esc cancels, `/reset` starts
+a new AI session).
 """
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [("escape", "dismiss(None)", "close"), ("f1", "dismiss(None)", "close")]
+    BINDINGS = [("escape", "dismiss(None)", "close"), ("q", "dismiss(None)", "close")]
+
+    def __init__(self, prefix: str = "ctrl+\\") -> None:
+        super().__init__()
+        self.prefix = prefix
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
-            yield Markdown(HELP)
+            yield Markdown(help_text(self.prefix))
             yield Button("Close (Esc)", id="close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -1,7 +1,7 @@
 """Every custom Textual Message of the TUI, in one place.
 
-Actors never touch widgets: the app's bus subscriber wraps each actor event in one of these
-and calls `app.post_message`, which is thread-safe.
+The session's reader thread (app/ui_client.py) and the raw input thread (driver.py) never
+touch widgets: they post one of these (`post_message` is thread-safe).
 """
 
 from __future__ import annotations
@@ -11,39 +11,41 @@ from typing import Any
 from textual.message import Message
 
 
-class ActorEvent(Message):
-    """An event from the host's bus (tabs, screens, bot-chat, coordinator progress, peers)."""
+class HostEvent(Message):
+    """An event from the host's session: a screen frame, the tab list, bot-chat, coordinator
+    progress, a consent question, a peer's state, a note (see protocol/README.md)."""
 
-    def __init__(self, event: Any) -> None:
+    def __init__(self, event: dict[str, Any]) -> None:
         super().__init__()
         self.event = event
 
 
-class SnapshotReady(Message):
-    """A full screen snapshot, fetched off the event loop, for the tab being shown."""
+class Detached(Message):
+    """The session ended: the host stopped, or the connection to it broke."""
 
-    def __init__(self, tab_id: int, update: Any) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__()
-        self.tab_id = tab_id
-        self.update = update
+        self.reason = reason
 
 
-class HistoryReady(Message):
-    """Scrollback rows fetched for the terminal view's scroll position."""
+class PrefixKey(Message):
+    """The key typed after the prefix (raw input), for the prefix command table."""
 
-    def __init__(self, tab_id: int, offset: int, rows: list[Any], history: int, asked: int) -> None:
+    def __init__(self, key: str) -> None:
         super().__init__()
-        self.asked = asked  # the scroll target this answers (older answers are dropped)
-        self.tab_id = tab_id
-        self.offset = offset
-        self.rows = rows
-        self.history = history
+        self.key = key
 
 
-class TabsListed(Message):
-    def __init__(self, tabs: list[Any]) -> None:
+class PrefixPending(Message):
+    """The prefix was typed (raw input) and waits for its key, or no longer does."""
+
+    def __init__(self, pending: bool) -> None:
         super().__init__()
-        self.tabs = tabs
+        self.pending = pending
+
+
+class TypedToTab(Message):
+    """Raw input went to the tab: a view scrolled back returns to the live screen."""
 
 
 class PanelNote(Message):
@@ -53,20 +55,3 @@ class PanelNote(Message):
         super().__init__()
         self.text = text
         self.style = style
-
-
-class BackendChecked(Message):
-    """The coordinator's backend was probed: `reason` says why AI mode cannot work, or None."""
-
-    def __init__(self, reason: str | None) -> None:
-        super().__init__()
-        self.reason = reason
-
-
-class TabOpened(Message):
-    """The workspace handed over the terminal proxy of the tab the user switched to."""
-
-    def __init__(self, tab_id: int, terminal: Any) -> None:
-        super().__init__()
-        self.tab_id = tab_id
-        self.terminal = terminal

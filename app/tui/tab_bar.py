@@ -1,4 +1,5 @@
-"""The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake)."""
+"""The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake),
+and a `PREFIX` mark while tikitaka waits for the key after the prefix."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshak
 class TabBar(Static):
     DEFAULT_CSS = "TabBar { height: 1; }"
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, prefix_label: str = "", **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.tabs: list[Any] = []
         self.active_id: int | None = None
         self.handshakes: dict[str, str] = {}
+        self.prefix_label = prefix_label
+        self.prefix_pending = False
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
         self.tabs, self.active_id = list(tabs), active_id
@@ -27,8 +30,15 @@ class TabBar(Static):
         self.handshakes[name.casefold()] = state
         self._draw()
 
+    def set_prefix(self, pending: bool) -> None:
+        if pending != self.prefix_pending:
+            self.prefix_pending = pending
+            self._draw()
+
     def _draw(self) -> None:
         text = Text()
+        if self.prefix_pending:
+            text.append(f" {self.prefix_label} … ", style="bold reverse yellow")
         for number, tab in enumerate(self.tabs, start=1):
             active = tab.id == self.active_id
             label = Text(f" {number} {tab.name} ", style="bold reverse" if active else "bold")
@@ -41,4 +51,6 @@ class TabBar(Static):
                 state = self.handshakes.get(tab.name.casefold(), "not_connected")
                 text.append(f"[{HANDSHAKE_BADGE.get(state, state)}] ", style="cyan" if state == "connected" else "dim")
             text.append("│", style="dim")
+        if self.prefix_label and not self.prefix_pending:
+            text.append(f"  {self.prefix_label} ? help", style="dim")
         self.update(text)

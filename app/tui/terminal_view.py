@@ -1,30 +1,31 @@
-"""The terminal view: the active tab's screen, drawn with Textual's Line API.
+"""The terminal view: the tab this UI shows, drawn with Textual's Line API from the host's
+screen frames (protocol/README.md): a full frame when the view starts watching a tab, then
+only the rows that changed, which are the only rows repainted.
 
-Rows arrive as `ScreenUpdate`s built by the terminal actor (never parsed here); only rows
-that changed are refreshed. Keys go to the child as bytes, except the app's reserved
-bindings. Shift+PageUp/PageDown and the mouse wheel scroll back through history; any key
-returns to the live screen.
+The tab keeps the size of the most recently active UI: a view larger than the tab draws it
+padded, a smaller one clipped, never reflowed -- panned, as tmux does, so that the cursor
+stays in sight. Input reaches the tab as bytes: raw, straight
+from the driver (driver.py) when the real terminal is read, or from key events here (Pilot,
+and terminals the raw driver does not run on). The mouse wheel (and, for key events,
+Shift+PageUp/PageDown) scrolls back through history, fetched a page at a time; typing returns
+to the live screen.
 """
 
 from __future__ import annotations
 
-import time
+from functools import lru_cache
 from typing import Any
 
 from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Region, Size
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...terminals.screen import CellStyle
+from ...terminals.rows import cell_style
 from .keys import key_to_bytes
-from .messages import HistoryReady, SnapshotReady
-from ...protocol.limits import ASK
-
-HISTORY_RECOUNT = 0.3  # a little over terminals.screen.HISTORY_REFRESH
 
 
 def _rich_color(color: Any) -> RichColor | None:
@@ -35,17 +36,13 @@ def _rich_color(color: Any) -> RichColor | None:
     return RichColor.from_ansi(color)
 
 
-_STYLES: dict[CellStyle, Style] = {}
-
-
-def rich_style(style: CellStyle) -> Style:
-    cached = _STYLES.get(style)
-    if cached is None:
-        cached = Style(color=_rich_color(style.fg), bgcolor=_rich_color(style.bg), bold=style.bold or None,
-                       dim=style.faint or None, italic=style.italic or None, underline=style.underline or None,
-                       strike=style.strike or None, blink=style.blink or None, reverse=style.inverse or None)
-        _STYLES[style] = cached
-    return cached
+@lru_cache(maxsize=4096)
+def rich_style(sgr: str) -> Style:
+    """The Rich style of a frame segment's SGR parameters ("" is the default)."""
+    style = cell_style(sgr)
+    return Style(color=_rich_color(style.fg), bgcolor=_rich_color(style.bg), bold=style.bold or None,
+                 dim=style.faint or None, italic=style.italic or None, underline=style.underline or None,
+                 strike=style.strike or None, blink=style.blink or None, reverse=style.inverse or None)
 
 
 class TerminalView(Widget, can_focus=True):
@@ -53,91 +50,91 @@ class TerminalView(Widget, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.client: Any = None  # set by the app: the session with the host
         self.tab_id: int | None = None
-        self.terminal: Any = None
-        self.rows: list[tuple] = []
+        self.rows: list[list] = []  # [[text, sgr], ...] per row of the tab's screen
+        self.serial = 0
         self.cursor = (0, 0, True)
         self.app_cursor = False
+        self.tab_size = (0, 0)
         self.history = 0
         self.scroll_offset_rows = 0  # 0 = live; N = N rows up into history
-        self.history_rows: list[tuple] = []
+        self.history_rows: list[list] = []
         self._scroll_target = 0  # the offset the latest scroll asked for
-        self._strips: dict[int, tuple[int, Strip]] = {}  # live row -> (width, strip), cursor excluded
+        self._scroll_ref: int | None = None
+        self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
 
     # -- which tab ---------------------------------------------------------------------------
 
-    def show(self, tab_id: int, terminal: Any) -> None:
-        """Switch to a tab: stop watching the old one, watch the new one (off the loop)."""
-        old = self.terminal
-        self.tab_id, self.terminal = tab_id, terminal
-        self.rows, self.scroll_offset_rows, self._scroll_target = [], 0, 0
+    def show(self, tab_id: int) -> None:
+        """Watch another tab: the host answers with a full frame of it."""
+        self.tab_id = tab_id
+        self.rows, self.serial, self.scroll_offset_rows, self._scroll_target = [], 0, 0, 0
         self._strips.clear()
         self.refresh()
+        if self.client is not None:
+            self.client.watch(tab_id)
 
-        def swap() -> None:
-            if old is not None:
-                try:
-                    old.watch(False).get(timeout=ASK)
-                except Exception:  # noqa: BLE001 - a closed tab has nothing to unwatch
-                    pass
-            if self.tab_id != tab_id:
-                return  # already switched on: the newer switch watches its own tab
-            try:
-                update = terminal.watch(True).get(timeout=ASK)
-            except Exception:  # noqa: BLE001
-                return
-            self.post_message(SnapshotReady(tab_id, update))
-            self._send_size()
-
-        self.run_worker(swap, thread=True, group="watch", exclusive=True)
-
-    def apply(self, update: Any) -> None:
-        """Apply a ScreenUpdate from the watched tab; refresh only the rows that changed."""
-        if update is None:
+    def apply_frame(self, frame: dict[str, Any]) -> None:
+        """A `screen` frame for the tab shown: take its rows, repaint only those."""
+        if frame["tab"] != self.tab_id or (frame["serial"] <= self.serial and not frame["full"]):
             return
-        if len(self.rows) != update.rows:
-            self.rows = [()] * update.rows
+        self.serial = frame["serial"]
+        rows = frame["rows"]
+        if len(self.rows) != rows:
+            self.rows = [[] for _ in range(rows)]
             self._strips.clear()
-        for row, line in update.lines.items():
-            if row < len(self.rows):
+        for row, line in frame["lines"].items():
+            row = int(row)
+            if row < rows:
                 self.rows[row] = line
                 self._strips.pop(row, None)
         old_cursor = self.cursor
-        self.cursor, self.app_cursor, self.history = update.cursor, update.app_cursor_keys, update.history
+        self.cursor, self.app_cursor = tuple(frame["cursor"]), frame["app_cursor"]
+        self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows:
             return
-        width = self.size.width
-        if update.full:
-            self.refresh()
+        if frame["full"] or self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
+            self.refresh()  # (a panned view may have moved: draw it all)
             return
-        dirty = set(update.lines) | {old_cursor[0], self.cursor[0]}
+        width = self.size.width
+        dirty = {int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}
         self.refresh(*(Region(0, row, width, 1) for row in dirty))
 
     # -- drawing -----------------------------------------------------------------------------
 
+    def pan(self) -> tuple[int, int]:
+        """(top row, left column) of the tab shown at the view's corner: 0, 0 unless the tab
+        is larger than the view and the cursor would be out of sight."""
+        width, height = self.size
+        cols, rows = self.tab_size
+        row, col = self.cursor[0], self.cursor[1]
+        top = min(max(0, row + 1 - height), max(0, rows - height))
+        left = min(max(0, col + 1 - width), max(0, cols - width))
+        return top, left
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if self.scroll_offset_rows:
-            index = len(self.history_rows) - self.scroll_offset_rows + y
-            if index < len(self.history_rows):
-                line = self.history_rows[index] if index >= 0 else ()
-                return self._strip(line, width, None)
-            y = index - len(self.history_rows)
+        cursor: Any = self.cursor
+        offset = self.scroll_offset_rows
+        top, left = (0, 0) if offset else self.pan()
+        if offset:
+            if y < len(self.history_rows):
+                return self._strip(self.history_rows[y], width, None, 0)
+            y -= offset
             cursor = None
-        else:
-            cursor = self.cursor
-        line = self.rows[y] if y < len(self.rows) else ()
-        cursor_col = cursor[1] if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
+        y += top
+        line = self.rows[y] if 0 <= y < len(self.rows) else ()
+        cursor_col = cursor[1] - left if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
         if cursor_col is not None:
-            return self._strip(line, width, cursor_col)
+            return self._strip(line, width, cursor_col, left)
         cached = self._strips.get(y)
-        if cached is None or cached[0] != width:
-            cached = self._strips[y] = (width, self._strip(line, width, None))
-        return cached[1]
+        if cached is None or cached[0] != width or cached[1] != left:
+            cached = self._strips[y] = (width, left, self._strip(line, width, None, left))
+        return cached[2]
 
-    def _strip(self, line: tuple, width: int, cursor_col: int | None) -> Strip:
-        segments = [Segment(text, rich_style(style)) for text, style in line]
-        strip = Strip(segments).crop_extend(0, width, None)
+    def _strip(self, line: Any, width: int, cursor_col: int | None, left: int) -> Strip:
+        strip = Strip([Segment(text, rich_style(sgr)) for text, sgr in line]).crop_extend(left, left + width, None)
         if cursor_col is not None and cursor_col < width:
             before, at, after = strip.divide([cursor_col, cursor_col + 1, width])
             at = Strip([Segment(s.text or " ", (s.style or Style()) + Style(reverse=True)) for s in at] or
@@ -145,11 +142,11 @@ class TerminalView(Widget, can_focus=True):
             strip = Strip.join([before, at, after])
         return strip
 
-    # -- input -------------------------------------------------------------------------------
+    # -- input (key events: Pilot, or no raw driver) -----------------------------------------
 
     def write(self, data: bytes) -> None:
-        if self.terminal is not None:
-            self.terminal.write(data)  # a tell in effect: the future is not awaited
+        if self.client is not None and self.tab_id is not None:
+            self.client.input(self.tab_id, data)
 
     async def on_key(self, event: events.Key) -> None:
         if event.key in ("shift+pageup", "shift+pagedown"):
@@ -161,15 +158,21 @@ class TerminalView(Widget, can_focus=True):
             return
         event.stop()
         event.prevent_default()
-        if self.scroll_offset_rows or self._scroll_target:
-            self.scroll_offset_rows = self._scroll_target = 0
-            self.refresh()
+        self.to_live()
         self.write(data)
 
     async def on_paste(self, event: events.Paste) -> None:
         event.stop()
-        if self.terminal is not None:
-            self.terminal.paste(event.text)
+        if self.client is not None and self.tab_id is not None:
+            self.client.paste(self.tab_id, event.text)
+
+    # -- scrollback --------------------------------------------------------------------------
+
+    def to_live(self) -> None:
+        if self.scroll_offset_rows or self._scroll_target:
+            self.scroll_offset_rows = self._scroll_target = 0
+            self._scroll_ref = None
+            self.refresh()
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.stop()
@@ -180,53 +183,30 @@ class TerminalView(Widget, can_focus=True):
         self._scroll(-3)
 
     def _scroll(self, rows: int) -> None:
-        # The history length in our last update can be stale (the screen recounts it at most
-        # 4 times a second, and a quiet tab sends no updates): clamp against a fresh count.
-        # Key repeats arrive faster than fetches: step from the target asked for last, not from
-        # the offset shown so far.
+        # Key repeats arrive faster than pages: step from the target asked for last.
         target = max(0, self._scroll_target + rows)
-        if target == self._scroll_target or self.terminal is None:
+        if target == self._scroll_target or self.client is None or self.tab_id is None:
             return
         self._scroll_target = target
-        terminal, tab_id, height = self.terminal, self.tab_id, self.size.height
-
-        def fetch() -> None:
-            try:
-                total = terminal.snapshot().get(timeout=ASK).history
-                if total < target:  # maybe a stale count: the screen recounts every 0.25 s
-                    time.sleep(HISTORY_RECOUNT)
-                    total = terminal.snapshot().get(timeout=ASK).history
-                offset = min(target, total)
-                start = max(0, total - offset - height)
-                history = terminal.history(start, total).get(timeout=ASK)
-            except Exception:  # noqa: BLE001 - the tab closed meanwhile: nothing to scroll
-                return
-            self.post_message(HistoryReady(tab_id, offset, history, total, target))
-
-        self.run_worker(fetch, thread=True, group="history", exclusive=True)
-
-    def on_history_ready(self, message: HistoryReady) -> None:
-        if message.tab_id != self.tab_id:
+        if target == 0:
+            self.to_live()
             return
-        if message.asked != self._scroll_target:
-            return  # a newer scroll is on its way
-        self.history_rows, self.history = message.rows, message.history
-        self.scroll_offset_rows = self._scroll_target = min(message.offset, len(message.rows))
+        self._scroll_ref = self.client.scrollback(self.tab_id, target, self.size.height)
+
+    def apply_history(self, page: dict[str, Any]) -> None:
+        """A `history` page: shown if it answers the latest scroll."""
+        if page["ref"] != self._scroll_ref or page["tab"] != self.tab_id:
+            return  # a newer scroll is on its way, or another tab's
+        self.history_rows, self.history = page["lines"], page["total"]
+        self.scroll_offset_rows = self._scroll_target = page["offset"]
         self.refresh()
 
-    def on_snapshot_ready(self, message: SnapshotReady) -> None:
-        if message.tab_id == self.tab_id:
-            self.apply(message.update)
-
-    # -- size --------------------------------------------------------------------------------
+    # -- size and focus ----------------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
-        self._send_size()
-
-    def _send_size(self) -> None:
-        size: Size = self.size
-        if self.terminal is not None and size.width > 1 and size.height > 0:
-            self.terminal.resize(size.width, size.height)
+        self._strips.clear()
+        if self.client is not None and self.size.width > 1 and self.size.height > 0:
+            self.client.resize(self.size.width, self.size.height)
 
     def on_focus(self) -> None:
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))

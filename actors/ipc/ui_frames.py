@@ -1,0 +1,113 @@
+"""What goes down a UI session, as JSON: screen frames built once per tab update and shared by
+every UI that watches the tab, and the host's events in wire form. See protocol/README.md.
+
+A screen frame's rows are encoded once, as JSON fragments (`[[text, sgr], ...]` per row); a
+session whose UI reads slowly merges newer frames into the one it has not sent yet
+(`ScreenFrame.merge`), so what waits for a slow UI is never more than one screenful per tab.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...terminals.rows import sgr_of
+from ..coordinator.events import ConsentNeeded, RunEvent
+from ..events import ActorFailed, BotChat, PeerNote, PeerStateChanged, TabExited, TabsChanged
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def encode_line(line: Any) -> str:
+    """A styled row as a JSON array of [text, sgr] pairs. Trailing default blanks are left
+    out (a UI pads every row with default cells)."""
+    segments = [[text, sgr_of(style)] for text, style in line]
+    while segments and not segments[-1][1]:
+        text = segments[-1][0].rstrip(" ")
+        if text:
+            segments[-1][0] = text
+            break
+        segments.pop()
+    return _dumps(segments)
+
+
+class ScreenFrame:
+    """One tab's screen change: metadata plus changed rows as JSON fragments."""
+
+    __slots__ = ("tab", "serial", "full", "meta", "lines")
+
+    def __init__(self, tab: int, serial: int, full: bool, meta: dict[str, Any], lines: dict[int, str]) -> None:
+        self.tab, self.serial, self.full, self.meta, self.lines = tab, serial, full, meta, lines
+
+    @classmethod
+    def from_update(cls, tab: int, update: Any) -> "ScreenFrame":
+        meta = {
+            "cols": update.cols, "rows": update.rows, "cursor": list(update.cursor), "title": update.title,
+            "alt_screen": update.alt_screen, "bracketed_paste": update.bracketed_paste,
+            "app_cursor": update.app_cursor_keys, "history": update.history,
+        }
+        lines = {row: encode_line(line) for row, line in update.lines.items()}
+        return cls(tab, update.serial, update.full, meta, lines)
+
+    def merge(self, newer: "ScreenFrame") -> "ScreenFrame":
+        """This frame (not sent yet) followed by `newer` (which arrived after it): one frame that
+        brings a UI to the same screen.
+
+        Diffs come from consecutive takes of a tab's changed rows, so a row that changed after
+        one diff is in the next: laying later diffs over earlier ones (or over a snapshot) is
+        always right. A snapshot from `watch` can arrive after diffs built later than it
+        (they travel different paths; serials tell): it is laid under them. A diff older than
+        the snapshot it follows is dropped."""
+        if newer.full:
+            if newer.serial >= self.serial or self.full:
+                return newer if newer.serial >= self.serial else self
+            lines = dict(newer.lines)
+            lines.update(self.lines)  # the later diffs on top of the late snapshot
+            return ScreenFrame(self.tab, self.serial, True, self.meta, lines)
+        if newer.serial <= self.serial:
+            return self
+        lines = dict(self.lines)
+        lines.update(newer.lines)
+        return ScreenFrame(self.tab, newer.serial, self.full, newer.meta, lines)
+
+    def body(self) -> str:
+        rows = ",".join(f'"{row}":{text}' for row, text in sorted(self.lines.items()))
+        meta = _dumps(self.meta)[1:-1]
+        return (f'{{"kind":"screen","tab":{self.tab},"serial":{self.serial},'
+                f'"full":{"true" if self.full else "false"},{meta},"lines":{{{rows}}}}}')
+
+
+def event_body(event: dict[str, Any]) -> str:
+    return _dumps(event)
+
+
+def frame(prefix: bytes, body: str) -> bytes:
+    """One line on the wire: `{"id": <the attach request's id>, "event": <body>}`."""
+    return prefix + body.encode("utf-8") + b"}\n"
+
+
+def frame_prefix(request_id: str) -> bytes:
+    return b'{"id":' + _dumps(request_id).encode("utf-8") + b',"event":'
+
+
+def wire_event(event: object) -> dict[str, Any] | None:
+    """A host bus event as the UI sees it, or None for events a UI has no use for."""
+    if isinstance(event, TabsChanged):
+        return {"kind": "tabs", "tabs": [tab.to_json() for tab in event.tabs]}
+    if isinstance(event, TabExited):
+        return {"kind": "tab_exited", "tab": event.tab_id, "name": event.name, "exit_code": event.exit_code}
+    if isinstance(event, BotChat):
+        return {"kind": "chat", "sender": event.sender, "text": event.text, "verified": event.verified,
+                "time": event.time}
+    if isinstance(event, ConsentNeeded):
+        return {"kind": "consent", "request_id": event.request_id, "run_id": event.run_id, "tab": event.tab,
+                "tool": event.tool, "args": event.args}
+    if isinstance(event, RunEvent):
+        return {"kind": "run", "run": event.to_json()}
+    if isinstance(event, PeerStateChanged):
+        return {"kind": "peer", "name": event.name, "state": event.state, "note": event.note}
+    if isinstance(event, PeerNote):
+        return {"kind": "note", "sender": event.sender, "text": event.note, "level": "warning"}
+    if isinstance(event, ActorFailed):
+        return {"kind": "note", "sender": event.what, "text": event.error, "level": "error"}
+    return None

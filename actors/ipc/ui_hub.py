@@ -1,0 +1,272 @@
+"""The host's side of every attached UI: who is attached, which tab each one watches, whose
+size the tabs follow, and everything the UIs must hear.
+
+- Screen feeds (`TabFeed`): a tab watched by one UI or many is watched once; each of its
+  updates is encoded once (`ui_frames.ScreenFrame`) and handed to every watching session's
+  outbox. When nobody watches a tab any more, it builds no rows.
+- Sizes follow the most recently active UI (tmux's `window-size latest`): a UI that types,
+  pastes, resizes or switches tabs becomes the latest, and the tab it shows takes its size.
+  Other UIs draw that tab clipped or padded.
+- Events: the host's bus (tabs, bot-chat, coordinator progress, consent requests, peers,
+  failures) goes out to every session, encoded once. One hub thread does it, so no publisher
+  ever waits for a UI; it also polls the tab list once a second while UIs are attached (the
+  idle/busy badges) and says so only when something changed.
+- Consent: while any UI is attached the coordinator asks before typing into a shell tab and
+  any UI may answer; when the last one leaves, the questions still open are denied (and new
+  ones are, unless allow_shell).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from typing import Any
+
+import pykka
+
+from ...protocol.limits import ASK
+from ..coordinator.events import FINAL, ConsentNeeded, ToolEnd
+from ..errors import TikiError
+from ..events import ScreenChanged, TabsChanged
+from .ui_frames import ScreenFrame, event_body, wire_event
+
+POLL_EVERY = 1.0  # seconds between tab-list polls while UIs are attached
+_STOP = object()
+
+
+class TabFeed:
+    """One tab's screen updates, encoded once, for every session watching it."""
+
+    def __init__(self, tab: int, terminal: Any) -> None:
+        self.tab, self.terminal = tab, terminal
+        self.sessions: tuple[Any, ...] = ()
+
+    def on_update(self, update: Any) -> None:  # on the tab's notifier thread: must not block
+        screen = ScreenFrame.from_update(self.tab, update)
+        for session in self.sessions:
+            session.outbox.screen(screen)
+
+    def add(self, session: Any) -> None:
+        first = not self.sessions
+        self.sessions = (*self.sessions, session)  # before the snapshot: no update is missed
+        call = self.terminal.watch(self.on_update) if first else self.terminal.snapshot()
+        session.outbox.screen(ScreenFrame.from_update(self.tab, call.get(timeout=ASK)))
+
+    def remove(self, session: Any) -> bool:
+        """Returns whether the feed is now unused (and the tab unwatched)."""
+        self.sessions = tuple(s for s in self.sessions if s is not session)
+        if not self.sessions:
+            self.terminal.unwatch(self.on_update)  # a tell in effect; a closed tab has nothing to undo
+        return not self.sessions
+
+
+class UiHub:
+    def __init__(self, host: Any) -> None:
+        self._host = host
+        self._lock = threading.RLock()
+        self.sessions: list[Any] = []
+        self._feeds: dict[int, TabFeed] = {}
+        self._tabs: list[dict[str, Any]] = []
+        self._terminals: dict[int, Any] = {}
+        self._latest: Any = None
+        self._applied: dict[int, tuple[int, int]] = {}  # the size each tab was last given
+        self._consents: dict[str, dict[str, Any]] = {}  # open questions, for UIs that attach later
+        self._events: queue.Queue[Any] = queue.Queue()
+        self._unsubscribe = host.bus.subscribe(self._on_bus)
+        self._polled = 0.0
+
+    def start(self) -> None:
+        self._host.supervisor.thread("ui.hub", self._run)
+
+    def _on_bus(self, event: object) -> None:  # on the publisher's thread: queue and go
+        if self.sessions and not isinstance(event, ScreenChanged):
+            self._events.put(event)
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def attach(self, session: Any) -> dict[str, Any]:
+        """Register a session; returns its hello event."""
+        tabs = self.refresh_tabs()
+        with self._lock:
+            first = not self.sessions
+            self.sessions.append(session)
+            consents = list(self._consents.values())
+        if first:
+            self._responder(True)
+        active = self._host.workspace.active().get(timeout=ASK)
+        bot = self._host.service("bot")
+        return {
+            "kind": "hello", "session": session.id, "host_pid": os.getpid(), "tabs": tabs,
+            "active": next((t["id"] for t in tabs if t["name"] == active), None),
+            "coordinator": self._host.service("coordinator") is not None,
+            "peers": bot.states().get(timeout=ASK) if bot is not None else {},
+            "consents": consents,
+        }
+
+    def detach(self, session: Any) -> None:
+        with self._lock:
+            if session in self.sessions:
+                self.sessions.remove(session)
+            self._unfeed(session)
+            last = not self.sessions
+            if self._latest is session:
+                self._latest = None
+            open_questions = list(self._consents) if last else []
+        if last:
+            self._responder(False)
+            for request_id in open_questions:  # nobody is left to answer them
+                self.answer_consent(request_id, "deny")
+
+    def stop(self, reason: str) -> None:
+        for session in list(self.sessions):
+            session.end(reason)
+        self._unsubscribe()
+        self._events.put(_STOP)
+
+    # -- screens and sizes -------------------------------------------------------------------
+
+    def terminal(self, tab: int) -> Any:
+        """The terminal actor of tab `tab` (by id), or TikiError."""
+        proxy = self._terminals.get(tab)
+        if proxy is not None:
+            return proxy
+        name = next((t["name"] for t in self._tabs if t["id"] == tab), None)
+        if name is None:
+            name = next((t["name"] for t in self.refresh_tabs() if t["id"] == tab), None)
+        if name is None:
+            raise TikiError(f"no tab with id {tab}; tabs are: {', '.join(t['name'] for t in self._tabs) or '(none)'}")
+        proxy = self._terminals[tab] = self._host.workspace.get(name).get(timeout=ASK).terminal
+        return proxy
+
+    def watch(self, session: Any, tab: int) -> None:
+        terminal = self.terminal(tab)
+        with self._lock:
+            self._unfeed(session)
+            session.tab = tab
+            session.outbox.keep_only(tab)
+            self.touch(session)  # the resize reaches the tab before the snapshot is taken
+            feed = self._feeds.get(tab)
+            if feed is None:
+                feed = self._feeds[tab] = TabFeed(tab, terminal)
+            feed.add(session)
+        name = next((t["name"] for t in self._tabs if t["id"] == tab), None)
+        if name is not None:
+            self._host.workspace.set_active(name)  # what a new UI (and `terminal-list`) shows first
+
+    def _unfeed(self, session: Any) -> None:
+        feed = self._feeds.get(session.tab) if session.tab is not None else None
+        if feed is not None and feed.remove(session):
+            del self._feeds[feed.tab]
+
+    def touch(self, session: Any) -> None:
+        """`session` was just used: it is the latest, and the tab it shows takes its size."""
+        self._latest = session
+        tab, size = session.tab, session.size
+        if tab is None or size is None or self._applied.get(tab) == size:
+            return
+        self._applied[tab] = size
+        try:
+            self.terminal(tab).resize(*size)
+        except (TikiError, pykka.ActorDeadError, pykka.Timeout):
+            pass  # the tab went away meanwhile
+
+    # -- consent -----------------------------------------------------------------------------
+
+    def _responder(self, present: bool) -> None:
+        coordinator = self._host.service("coordinator")
+        try:
+            if coordinator is not None:
+                coordinator.set_consent_responder(present)
+        except pykka.ActorDeadError:
+            pass  # stopping, or being restarted: the next poll says it again
+
+    def answer_consent(self, request_id: str, decision: str) -> None:
+        coordinator = self._host.service("coordinator")
+        try:
+            if coordinator is not None:
+                coordinator.answer_consent(request_id, decision)
+        except pykka.ActorDeadError:
+            pass  # its run ended with it
+        with self._lock:
+            known = self._consents.pop(request_id, None) is not None
+        if known:
+            self.broadcast({"kind": "consent_closed", "request_id": request_id, "decision": decision})
+
+    # -- events ------------------------------------------------------------------------------
+
+    def broadcast(self, event: dict[str, Any]) -> None:
+        body = event_body(event)
+        for session in list(self.sessions):
+            session.outbox.event(body)
+
+    def refresh_tabs(self) -> list[dict[str, Any]]:
+        tabs = [tab.to_json() for tab in self._host.workspace.list_tabs().get(timeout=ASK)]
+        self._set_tabs(tabs)
+        return tabs
+
+    def _set_tabs(self, tabs: list[dict[str, Any]]) -> bool:
+        changed = tabs != self._tabs
+        if [(t["id"], t["name"], t["running"]) for t in tabs] != [(t["id"], t["name"], t["running"]) for t in self._tabs]:
+            self._terminals.clear()  # closed, renamed or restarted tabs: look them up again
+            self._applied.clear()
+        self._tabs = tabs
+        return changed
+
+    def _run(self) -> None:
+        while True:
+            try:
+                event = self._events.get(timeout=POLL_EVERY)
+            except queue.Empty:
+                event = None
+            if event is _STOP:
+                return
+            if event is not None:
+                self._dispatch(event)
+            if self.sessions and time.monotonic() - self._polled >= POLL_EVERY:
+                self._polled = time.monotonic()
+                self._poll()
+
+    def _dispatch(self, event: object) -> None:
+        if isinstance(event, TabsChanged):
+            self._set_tabs([tab.to_json() for tab in event.tabs])
+            self._rebind_feeds()
+        elif isinstance(event, ConsentNeeded):
+            with self._lock:
+                self._consents[event.request_id] = wire_event(event) or {}
+        elif isinstance(event, (ToolEnd, *FINAL)):
+            for request_id, question in list(self._consents.items()):
+                if question.get("run_id") == event.run_id:  # answered, timed out or cancelled
+                    with self._lock:
+                        self._consents.pop(request_id, None)
+                    self.broadcast({"kind": "consent_closed", "request_id": request_id, "decision": None})
+        wire = wire_event(event)
+        if wire is not None:
+            self.broadcast(wire)
+
+    def _poll(self) -> None:
+        try:
+            tabs = [tab.to_json() for tab in self._host.workspace.list_tabs().get(timeout=ASK)]
+        except (pykka.ActorDeadError, pykka.Timeout):
+            return
+        if self._set_tabs(tabs):
+            self.broadcast({"kind": "tabs", "tabs": tabs})
+        self._responder(True)  # a restarted coordinator starts without a responder
+
+    def _rebind_feeds(self) -> None:
+        """A tab whose terminal actor was replaced (restarted after a failure): watch the new one."""
+        with self._lock:
+            feeds = list(self._feeds.values())
+        for feed in feeds:
+            try:
+                terminal = self.terminal(feed.tab)
+            except (TikiError, pykka.ActorDeadError, pykka.Timeout):
+                continue  # closed: its sessions hear of it in the tab list
+            if terminal.actor_ref.actor_urn == feed.terminal.actor_ref.actor_urn:
+                continue
+            with self._lock:
+                sessions, feed.sessions = feed.sessions, ()
+                feed.terminal = terminal
+                for session in sessions:
+                    feed.add(session)

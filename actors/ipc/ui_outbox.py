@@ -1,0 +1,106 @@
+"""What waits to go down one UI session, and the thread that sends it.
+
+Nothing that produces frames ever waits for a UI: events are queued, screen frames are merged
+into the one not sent yet (per tab), and one sender thread per session writes them. A UI that
+reads slowly therefore gets fewer, fuller frames -- never a backlog, never more than a
+screenful per tab waiting -- and slows nobody else. Screen frames go at most `fps` times a
+second; events go at once. A UI that reads nothing for `SEND_TIMEOUT` seconds, or lets more
+than `MAX_EVENTS` events pile up, is dropped (it can attach again).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections import deque
+from typing import Callable
+
+from .ui_frames import ScreenFrame, frame
+
+MAX_EVENTS = 20_000  # events waiting for one UI before it counts as gone
+SEND_TIMEOUT = 60.0  # seconds a UI may leave its socket unread
+
+
+class Outbox:
+    def __init__(self, conn: socket.socket, prefix: bytes, fps: int, on_gone: Callable[[str], None]) -> None:
+        self._conn = conn
+        self._prefix = prefix
+        self._interval = 1.0 / max(1, fps)
+        self._on_gone = on_gone
+        self._cond = threading.Condition()
+        self._events: deque[bytes] = deque()
+        self._screens: dict[int, ScreenFrame] = {}
+        self._closed = False
+        self._next_screen = 0.0
+        self.frames_sent = 0
+        self.merged = 0  # frames folded into a pending one because the UI was not ready
+
+    # -- producers (any thread; never block) ------------------------------------------------
+
+    def event(self, body: str) -> None:
+        data = frame(self._prefix, body)
+        with self._cond:
+            if self._closed:
+                return
+            if len(self._events) >= MAX_EVENTS:
+                self._closed = True
+                self._cond.notify()
+                gone = True
+            else:
+                self._events.append(data)
+                self._cond.notify()
+                gone = False
+        if gone:
+            self._on_gone(f"the UI fell {MAX_EVENTS} events behind")
+
+    def screen(self, update: ScreenFrame) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            pending = self._screens.get(update.tab)
+            if pending is not None:
+                self.merged += 1
+                update = pending.merge(update)
+            self._screens[update.tab] = update
+            self._cond.notify()
+
+    def keep_only(self, tab: int | None) -> None:
+        """The UI switched tabs: frames of the others that were not sent are dropped."""
+        with self._cond:
+            for other in [t for t in self._screens if t != tab]:
+                del self._screens[other]
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    # -- the sender thread ------------------------------------------------------------------
+
+    def run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    now = time.monotonic()
+                    due = bool(self._screens) and now >= self._next_screen
+                    if self._closed or self._events or due:
+                        break
+                    self._cond.wait(self._next_screen - now if self._screens else None)
+                if self._closed:
+                    return
+                data = list(self._events)
+                self._events.clear()
+                screens = list(self._screens.values()) if due else []
+                if due:
+                    self._screens.clear()
+            data.extend(frame(self._prefix, screen.body()) for screen in screens)
+            try:
+                self._conn.sendall(b"".join(data))
+            except (OSError, socket.timeout) as exc:
+                self.close()
+                self._on_gone(f"the UI stopped reading ({type(exc).__name__})")
+                return
+            if screens:
+                self.frames_sent += len(screens)
+                self._next_screen = time.monotonic() + self._interval

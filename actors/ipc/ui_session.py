@@ -1,0 +1,247 @@
+"""One attached UI: the `ui.attach` op, which holds its connection for as long as the UI runs.
+
+After the attach request (checked version first: a UI that speaks another protocol version
+is refused, saying which), the host sends `hello`, then screen frames and events through the
+session's outbox (`ui_outbox`, its own sender thread); this thread reads the UI's messages
+(`protocol.ui`: input, paste, mouse, resize, watch, scrollback, consent, call, ask) until the
+UI hangs up. A UI that quits, loses its terminal or is killed only ends its session: the tabs
+run on. Bad messages get an `error` event and the session goes on. See protocol/README.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import socket
+import traceback
+from typing import Any
+
+import pykka
+
+from ...protocol import ipc, ops, ui
+from ...protocol.schema import SchemaError, check
+from ..errors import BadArguments, TikiError
+from .context import OpContext
+from .ui_frames import encode_line, event_body, frame_prefix
+from .ui_outbox import SEND_TIMEOUT, Outbox
+
+_ids = itertools.count(1)
+
+
+def attach(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
+    version = args["version"]
+    if version != ui.VERSION:
+        raise TikiError(f"this host speaks UI protocol {ui.VERSION} and the UI speaks {version}: attach with the "
+                        "tiki that started this host, or stop it (`tiki shutdown`, its tabs end) and run `tiki` "
+                        "again")
+    hub = ctx.host.service("ui")
+    if hub is None or ctx.conn is None:
+        raise TikiError("this host takes no UIs")
+    return UiSession(ctx, hub, args).serve()
+
+
+HANDLERS = {ops.UI_ATTACH: attach}
+
+
+def _no_events(event: dict[str, Any]) -> None:
+    raise RuntimeError("an op called through a UI session cannot stream")
+
+
+class UiSession:
+    def __init__(self, ctx: OpContext, hub: Any, args: dict[str, Any]) -> None:
+        self.id = next(_ids)
+        self._ctx, self._hub, self._host = ctx, hub, ctx.host
+        self._conn: socket.socket = ctx.conn  # type: ignore[assignment]
+        self._client = args.get("client", "a UI")
+        self._first_tab = args.get("tab")
+        self.tab: int | None = None  # the tab this UI shows
+        cols, rows = args.get("cols"), args.get("rows")
+        self.size: tuple[int, int] | None = (cols, rows) if cols and rows else None
+        self._ended: str | None = None
+        self.outbox = Outbox(self._conn, frame_prefix(ctx.request_id), args.get("fps", ui.DEFAULT_FPS), self.end)
+
+    def end(self, reason: str) -> None:
+        """End the session from any thread (the host stops, the UI fell behind)."""
+        if self._ended is None:
+            self._ended = reason
+        self.outbox.close()
+        try:
+            self._conn.shutdown(socket.SHUT_RD)  # wakes the reading thread
+        except OSError:
+            pass
+
+    def send(self, event: dict[str, Any]) -> None:
+        self.outbox.event(event_body(event))
+
+    # -- the session's life ------------------------------------------------------------------
+
+    def serve(self) -> dict[str, Any]:
+        self._conn.settimeout(SEND_TIMEOUT)
+        sender = None
+        try:
+            hello = self._hub.attach(self)
+            self.send(hello)
+            sender = self._host.supervisor.task("ui.sender", self.outbox.run)
+            self._host.event_log.append("ui_attached", detail=f"session {self.id}: {self._client}")
+            self._host.supervisor.task("ui.call", self._backend_check)
+            if self._first_tab is not None:
+                self._line(b'{"t": "watch", "tab": %d}' % self._first_tab)
+            self._read()
+        finally:
+            self._hub.detach(self)
+            self.outbox.close()
+            if sender is not None:
+                sender.join(timeout=5)  # the final reply must not interleave with a frame
+        reason = self._ended or "the UI left"
+        self._host.event_log.append("ui_detached", detail=f"session {self.id}: {reason}")
+        return {"detached": reason}
+
+    def _read(self) -> None:
+        buffer = bytearray()
+        while self._ended is None:
+            try:
+                chunk = self._conn.recv(65536)
+            except socket.timeout:
+                continue  # an idle UI: nothing to say is fine
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while (newline := buffer.find(b"\n")) >= 0:
+                line = bytes(buffer[:newline])
+                del buffer[:newline + 1]
+                if line.strip():
+                    self._line(line)
+            if len(buffer) > ui.MAX_MESSAGE:
+                self.send({"kind": "error", "message": f"a message exceeds {ui.MAX_MESSAGE} bytes; "
+                                                       "send large pastes in pieces"})
+                self.end("the UI sent an oversized message")
+                return
+
+    def _line(self, line: bytes) -> None:
+        message: dict[str, Any] = {}
+        try:
+            message = ipc.decode_object(line, ui.MAX_MESSAGE)
+            self._handle(message)
+        except (ipc.FrameError, SchemaError) as exc:
+            self._error(message, str(exc))
+        except TikiError as exc:
+            self._error(message, exc.message)
+        except (pykka.ActorDeadError, pykka.Timeout) as exc:
+            self._error(message, f"a part of the host did not answer ({type(exc).__name__}); see `tiki status`")
+
+    def _error(self, message: dict[str, Any], text: str) -> None:
+        self.send({"kind": "error", "ref": message.get("ref"), "message": text})
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        kind = message.get("t")
+        shape = ui.UP.get(kind) if isinstance(kind, str) else None
+        if shape is None:
+            raise BadArguments(f"unknown message type {kind!r}; types: {', '.join(ui.UP)}")
+        check(shape, message, where=str(kind))
+        getattr(self, f"_on_{kind}")(message)
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def _on_input(self, message: dict[str, Any]) -> None:
+        if "b64" in message:
+            try:
+                data = base64.b64decode(message["b64"], validate=True)
+            except (binascii.Error, ValueError):
+                raise BadArguments("'b64' is not base64") from None
+        else:
+            data = message.get("text", "").encode("utf-8")
+        terminal = self._hub.terminal(message["tab"])
+        self._hub.touch(self)
+        if data:
+            terminal.write(data)  # not awaited: typing never waits for the tab's mailbox
+
+    def _on_paste(self, message: dict[str, Any]) -> None:
+        terminal = self._hub.terminal(message["tab"])
+        self._hub.touch(self)
+        terminal.paste(message["text"])
+
+    def _on_mouse(self, message: dict[str, Any]) -> None:
+        self._hub.terminal(message["tab"])
+        self._hub.touch(self)  # forwarding to programs that ask for the mouse: see protocol/README.md
+
+    def _on_resize(self, message: dict[str, Any]) -> None:
+        self.size = (message["cols"], message["rows"])
+        self._hub.touch(self)
+
+    def _on_watch(self, message: dict[str, Any]) -> None:
+        self._hub.watch(self, message["tab"])
+
+    def _on_consent(self, message: dict[str, Any]) -> None:
+        self._hub.answer_consent(message["request_id"], message["decision"])
+
+    def _on_ask(self, message: dict[str, Any]) -> None:
+        coordinator = self._host.service("coordinator")
+        if coordinator is None:
+            raise TikiError("this host has no coordinator")
+        coordinator.submit(message["text"], source="user")  # progress arrives as `run` events
+
+    def _backend_check(self) -> None:
+        """Why AI mode cannot work on this host (None: a backend may answer), as a `backend`
+        event: the coordinator's own check, so the UI and `tiki ask` never disagree."""
+        if self._host.service("coordinator") is None:
+            problem: str | None = "this host has no coordinator"
+        else:
+            backend = self._host.service("backend")
+            try:
+                problem = backend.problem() if hasattr(backend, "problem") else None
+            except Exception as exc:  # noqa: BLE001 - a probe that breaks means "not available"
+                problem = f"cannot check the backend: {exc}"
+        self.send({"kind": "backend", "problem": problem})
+
+    def _on_scrollback(self, message: dict[str, Any]) -> None:
+        terminal = self._hub.terminal(message["tab"])
+        self._host.supervisor.task("ui.call", self._scrollback, terminal, message)
+
+    def _scrollback(self, terminal: Any, message: dict[str, Any]) -> None:
+        try:
+            total, offset, lines = terminal.history_page(message["offset"], message["rows"]).get(timeout=10)
+        except (pykka.ActorDeadError, pykka.Timeout):
+            self._error(message, "the tab closed, or did not answer in time")
+            return
+        rows = ",".join(encode_line(line) for line in lines)
+        self.outbox.event(f'{{"kind":"history","ref":{message["ref"]},"tab":{message["tab"]},"total":{total},'
+                          f'"offset":{offset},"lines":[{rows}]}}')
+
+    def _on_call(self, message: dict[str, Any]) -> None:
+        self._host.supervisor.task("ui.call", self._call, message)
+
+    def _call(self, message: dict[str, Any]) -> None:
+        from ..host import HANDLERS  # the host's op table (imported late: the host imports us)
+
+        ref, name, args = message["ref"], message["op"], message.get("args") or {}
+        after: list[Any] = []
+        entry = HANDLERS.get(name)
+        try:
+            if entry is None:
+                raise TikiError(f"unknown op {ipc.clip(name, 80)!r}; known ops: {', '.join(sorted(HANDLERS))}")
+            op, handler = entry
+            if op.long:
+                raise TikiError(f"{name} holds its connection: send it on a connection of its own")
+            check(op.args, args)
+            ctx = OpContext(self._host, None, _no_events, f"ui{self.id}.{ref}", after, peer=self._ctx.peer)
+            reply: dict[str, Any] = {"kind": "reply", "ref": ref, "ok": True, "result": handler(ctx, args)}
+        except SchemaError as exc:
+            reply = _failed(ref, ipc.BAD_REQUEST, f"bad arguments for {name}: {exc}")
+        except TikiError as exc:
+            reply = _failed(ref, exc.code, exc.message)
+        except (pykka.ActorDeadError, pykka.Timeout) as exc:
+            reply = _failed(ref, ipc.INTERNAL, f"{name}: a part of the host did not answer ({type(exc).__name__})")
+        except Exception as exc:  # noqa: BLE001 - the session survives every bad call
+            self._host.event_log.append("internal_error", detail=f"{name} (UI): {exc!r}",
+                                        trace=traceback.format_exc(limit=8))
+            reply = _failed(ref, ipc.INTERNAL, f"{name} failed: {exc!r}")
+        self.send(reply)
+        for callback in after:
+            callback()
+
+
+def _failed(ref: int, code: str, message: str) -> dict[str, Any]:
+    return {"kind": "reply", "ref": ref, "ok": False, "error": {"code": code, "message": ipc.clip(message)}}

@@ -1,0 +1,84 @@
+"""Finding the host a UI attaches to, or starting one in the background (`tiki`, `tiki attach`).
+
+A host started here is `tiki serve` in its own session: no controlling terminal (closing the
+terminal, SSH loss or a SIGHUP reaches the UI, never the host), stdin from /dev/null, output
+appended to `host.log` in the state directory. The UI waits until it answers. After a host
+crash the socket it left is cleared by the new host, which restores the saved workspace.
+Imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..protocol import ops, paths
+from .client import ClientTimeout, HostError, NoHost, call
+
+READY_TIMEOUT = 60.0  # seconds a new host may take to start its tabs and answer
+
+
+class HostStartFailed(Exception):
+    """The background host did not come up; the message quotes its log."""
+
+
+def log_file() -> Path:
+    return paths.state_dir() / "host.log"
+
+
+def running_host(socket_path: Path) -> dict | None:
+    """The host.info of the host on `socket_path`, or None when none answers."""
+    try:
+        return call(ops.HOST_INFO.name, {}, timeout=10, socket_path=socket_path, patience=2)
+    except (NoHost, ClientTimeout):
+        return None
+    except HostError:
+        return {}  # something answers: a host, even if it refused this question
+
+
+def ensure_host(socket_path: Path, workspace: Path | None) -> tuple[bool, dict]:
+    """(started, info): the host on `socket_path`, started in the background if none runs."""
+    info = running_host(socket_path)
+    if info is not None:
+        return False, info
+    proc = start_background(workspace)
+    return True, wait_ready(proc, socket_path)
+
+
+def start_background(workspace: Path | None) -> subprocess.Popen:
+    log = log_file()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "tikitaka.app.cli", "serve"]
+    if workspace is not None:
+        argv += ["--workspace", str(workspace)]
+    with open(log, "ab") as handle:
+        handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started in the background by tiki "
+                     f"(pid {os.getpid()})\n".encode())
+        handle.flush()
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=handle, stderr=handle,
+                                start_new_session=True, close_fds=True)
+
+
+def wait_ready(proc: subprocess.Popen, socket_path: Path, timeout: float = READY_TIMEOUT) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = running_host(socket_path)
+        if info is not None:
+            return info  # ours, or one a second `tiki` started at the same moment
+        if proc.poll() is not None:
+            raise HostStartFailed(f"the host did not start (exit code {proc.returncode}):\n{_log_tail()}\n"
+                                  f"(full log: {log_file()})")
+        time.sleep(0.05)
+    raise HostStartFailed(f"the host did not answer within {timeout:g} s; see {log_file()}")
+
+
+def _log_tail(lines: int = 12) -> str:
+    try:
+        text = log_file().read_text(errors="replace")
+    except OSError:
+        return "(no log)"
+    tail = text.rsplit("--- ", 1)[-1].splitlines()[1:]
+    return "\n".join(tail[-lines:]) or "(the log is empty)"

@@ -1,0 +1,129 @@
+"""The TUI's commands (the actions of keymap.COMMANDS, and what the palette and dialogs do):
+each asks the host through the session (`client.call`) and shows what went wrong in the
+agent panel. Mixed into `TikiApp`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...protocol import ops
+from . import settings_store
+from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
+from .messages import PanelNote
+
+
+class Commands:
+    tabs: list[Any]
+    active_id: int | None
+    client: Any
+
+    # -- tabs ----------------------------------------------------------------------------
+
+    def _active(self) -> Any:
+        return next((t for t in self.tabs if t.id == self.active_id), None)
+
+    def _call(self, what: str, op: ops.Op, args: dict[str, Any], then: Any = None) -> None:
+        def replied(reply: dict[str, Any]) -> None:  # on the session's reader thread
+            if not reply.get("ok"):
+                self.post_message(PanelNote(f"{what}: {reply['error']['message']}", "red"))  # type: ignore[attr-defined]
+            elif then is not None:
+                self.call_from_thread(then, reply["result"])  # type: ignore[attr-defined]
+
+        self.client.call(op, args, replied)
+
+    def _step(self, delta: int) -> None:
+        if self.tabs:
+            ids = [t.id for t in self.tabs]
+            index = ids.index(self.active_id) if self.active_id in ids else 0
+            self.show_tab(ids[(index + delta) % len(ids)])  # type: ignore[attr-defined]
+
+    def action_next_tab(self) -> None:
+        self._step(1)
+
+    def action_prev_tab(self) -> None:
+        self._step(-1)
+
+    def action_goto_tab(self, number: int) -> None:
+        if 0 < number <= len(self.tabs):
+            self.show_tab(self.tabs[number - 1].id)  # type: ignore[attr-defined]
+
+    def action_new_tab(self) -> None:
+        def created(spec: dict[str, Any] | None) -> None:
+            if spec:
+                args = {"name": spec["name"], "command": spec["command"], "cwd": spec["cwd"]}
+                self._call("new tab", ops.TERMINAL_NEW, args, lambda row: self.show_tab(row["id"]))  # type: ignore[attr-defined]
+
+        self.push_screen(NewTabScreen(), created)  # type: ignore[attr-defined]
+
+    def action_rename_tab(self) -> None:
+        tab = self._active()
+        if tab is None:
+            return
+
+        def renamed(new: str | None) -> None:
+            if new and new != tab.name:
+                self._call("rename", ops.TERMINAL_RENAME, {"name": tab.name, "new_name": new})
+
+        self.push_screen(RenameScreen(tab.name), renamed)  # type: ignore[attr-defined]
+
+    def action_restart_tab(self) -> None:
+        tab = self._active()
+        if tab is not None:
+            self._call("restart", ops.TERMINAL_RESTART, {"name": tab.name}, lambda row: self.show_tab(row["id"]))  # type: ignore[attr-defined]
+
+    def action_close_tab(self) -> None:
+        tab = self._active()
+        if tab is None:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._call("close", ops.TERMINAL_CLOSE, {"name": tab.name})
+
+        self.push_screen(ConfirmScreen(f"Close tab '{tab.name}' and end its program?"), confirmed)  # type: ignore[attr-defined]
+
+    # -- the UI ---------------------------------------------------------------------------
+
+    def action_toggle_focus(self) -> None:
+        # set_focus at once (widget.focus() is deferred): keys typed right after the command
+        # must already reach the widget it chose
+        view = self.view  # type: ignore[attr-defined]
+        if view.has_focus:
+            if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
+                self.action_cycle_panel()
+            self.screen.set_focus(self.panel.query_one("#agent-input"))  # type: ignore[attr-defined]
+        else:
+            self.screen.set_focus(view)  # type: ignore[attr-defined]
+
+    def action_cycle_panel(self) -> None:
+        order = settings_store.PANELS
+        ui = self.ui  # type: ignore[attr-defined]
+        ui["panel"] = order[(order.index(ui["panel"]) + 1) % len(order)]
+        self.main_area.set_classes(f"panel-{ui['panel']}")  # type: ignore[attr-defined]
+        self._save_ui()  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]
+
+    def action_detach(self) -> None:
+        """Leave; the host and every tab run on."""
+        self.exit()  # type: ignore[attr-defined]
+
+    async def action_quit(self) -> None:
+        """Textual's own quit (the palette's Quit) detaches: stopping everything is `q`."""
+        self.action_detach()
+
+    def action_stop_host(self) -> None:
+        running = [t.name for t in self.tabs if t.running]
+        question = ("Stop the host and all its tabs? " +
+                    (f"{len(running)} still running: {', '.join(running)}" if running else "No tab is running."))
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._call("stop", ops.HOST_SHUTDOWN, {}, self._stopped)
+
+        self.push_screen(ConfirmScreen(question, yes="Stop everything", no="Cancel"), confirmed)  # type: ignore[attr-defined]
+
+    def _stopped(self, result: Any) -> None:
+        self.detached_reason = "the host is stopping: its tabs were ended"  # type: ignore[attr-defined]
+        self.exit()  # type: ignore[attr-defined]

@@ -1,0 +1,165 @@
+"""What the outer terminal sends, split between the program in the tab and the UI itself.
+
+Keys belong to the program: every byte the outer terminal sends goes to the tab exactly as it
+came (Alt+1 stays ESC 1, F5 stays ESC [ 1 5 ~), except
+- the prefix key, and the key after it (a command for tikitaka; the prefix twice sends the
+  prefix to the program),
+- mouse reports (SGR `ESC [ < ... M/m`, urxvt `ESC [ b;x;y M`, X10 `ESC [ M bxy`), focus
+  reports (`ESC [ I`, `ESC [ O`) and the terminal's answers to the UI's queries (`ESC [ ? ...
+  $ y`, `ESC [ ? ... u`, in-band resize `ESC [ 48 ; ... t`): these go to the UI,
+- a bracketed paste (`ESC [ 200 ~ ... ESC [ 201 ~`): its text, pasted into the tab (bracketed
+  again only if the program asked).
+
+`Splitter.feed` returns actions in order: ("tab", bytes), ("ui", bytes), ("paste", bytes),
+("command", key bytes). A sequence cut off at the end of a read is held for the next one (or
+for `flush`, after a short wait, when it turns out to be a key after all). After a command
+it stops: the rest waits in `pending` until `resume()`, so keys typed right after, say,
+prefix 2 reach the tab the command switched to. Pure: no Textual, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+ESC = 0x1B
+_CSI_END = re.compile(rb"[\x40-\x7e]")  # a CSI's final byte
+_CSI_BODY = re.compile(rb"[\x20-\x3f]*")  # parameters and intermediates
+_UI_CSI = re.compile(rb"\x1b\[(?:<[\d;]*[Mm]|\d+;\d+;\d+M|[IO]|\?[\d;]*\$y|\?\d*u|48;[\d;]*t)\Z")
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+
+
+def _utf8_length(lead: int) -> int:
+    if lead < 0xC0:
+        return 1
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    return 4
+
+
+class Splitter:
+    def __init__(self, prefix: bytes) -> None:
+        self.prefix = prefix
+        self.prefix_pending = False
+        self.pending = b""  # bytes not looked at yet (held sequences, or after a command)
+        self._paste: bytearray | None = None
+        self.stopped = False  # a command was returned: `resume()` before going on
+
+    def feed(self, data: bytes) -> list[tuple[str, bytes]]:
+        self.pending += data
+        if self.stopped:
+            return []
+        return self._run(final=False)
+
+    def resume(self) -> list[tuple[str, bytes]]:
+        self.stopped = False
+        return self._run(final=False)
+
+    def flush(self) -> list[tuple[str, bytes]]:
+        """No more bytes came: a held sequence was not one of ours; it goes to the tab."""
+        if self.stopped or self._paste is not None:
+            return []
+        return self._run(final=True)
+
+    @property
+    def holding(self) -> bool:
+        return bool(self.pending) and not self.stopped and self._paste is None
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def _run(self, final: bool) -> list[tuple[str, bytes]]:
+        buf, i, out = self.pending, 0, []
+        prefix = self.prefix
+        while i < len(buf):
+            if self._paste is not None:
+                end = buf.find(PASTE_END, i)
+                if end < 0:
+                    keep = max(i, len(buf) - len(PASTE_END) + 1)  # the end marker may be cut off
+                    self._paste += buf[i:keep]
+                    i = keep
+                    break
+                self._paste += buf[i:end]
+                out.append(("paste", bytes(self._paste)))
+                self._paste, i = None, end + len(PASTE_END)
+                continue
+            if self.prefix_pending:
+                size = self._key_size(buf, i, final)
+                if size == 0:
+                    break  # the key after the prefix is not all here yet
+                key = buf[i:i + size]
+                i += size
+                self.prefix_pending = False
+                if key == prefix:
+                    out.append(("tab", prefix))  # the prefix twice: the program gets it
+                    continue
+                out.append(("command", key))
+                self.stopped = True
+                break
+            if buf.startswith(prefix, i):
+                self.prefix_pending, i = True, i + len(prefix)
+                continue
+            if buf[i] != ESC:
+                stop = len(buf)
+                for mark in (b"\x1b", prefix[:1]):
+                    found = buf.find(mark, i + 1)
+                    if 0 <= found < stop:
+                        stop = found
+                out.append(("tab", buf[i:stop]))
+                i = stop
+                continue
+            size = self._sequence_size(buf, i, final)
+            if size == 0:
+                break  # cut off: hold it
+            sequence = buf[i:i + size]
+            i += size
+            if sequence == PASTE_START:
+                self._paste = bytearray()
+            elif _UI_CSI.match(sequence) or sequence.startswith(b"\x1b[M") and size == 6:
+                out.append(("ui", sequence))
+            else:
+                out.append(("tab", sequence))
+        self.pending = buf[i:]
+        return _merged(out)
+
+    @staticmethod
+    def _sequence_size(buf: bytes, i: int, final: bool) -> int:
+        """Length of the escape sequence at `i`, or 0 when it may still be growing."""
+        rest = len(buf) - i
+        if rest == 1:
+            return 1  # a lone ESC: the Escape key (terminals send sequences in one write)
+        second = buf[i + 1]
+        if second == ord("["):
+            body = _CSI_BODY.match(buf, i + 2)
+            end = body.end() if body else i + 2
+            if end >= len(buf):
+                return len(buf) - i if final else 0
+            size = end - i + 1
+            if buf[i + 2:i + 3] == b"M" and size == 3:  # X10 mouse: three more bytes
+                return 6 if rest >= 6 else (rest if final else 0)
+            return size
+        if second == ord("O"):  # SS3: F1-F4, keypad and cursor keys in application mode
+            return 3 if rest >= 3 else (rest if final else 0)
+        if second == ESC:
+            return 1  # ESC ESC: the first is a key of its own
+        size = 1 + _utf8_length(second)  # Alt+key: ESC and one character
+        return size if rest >= size else (rest if final else 0)
+
+    def _key_size(self, buf: bytes, i: int, final: bool) -> int:
+        if buf.startswith(self.prefix, i):
+            return len(self.prefix)
+        if buf[i] == ESC:
+            return self._sequence_size(buf, i, final)
+        size = _utf8_length(buf[i])
+        return size if len(buf) - i >= size else (len(buf) - i if final else 0)
+
+
+def _merged(actions: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Adjacent bytes for the tab (or the UI) in one action: one write instead of many."""
+    out: list[tuple[str, bytes]] = []
+    for kind, data in actions:
+        if out and kind in ("tab", "ui") and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + data)
+        elif data or kind == "paste":
+            out.append((kind, data))
+    return out

@@ -1,0 +1,168 @@
+"""A UI's end of a session with the host (protocol/README.md): attach, then read frames and
+events on a thread of its own and send messages up from any thread.
+
+Used by the TUI (which turns every event into a Textual message) and by benchmarks and tests
+that need to watch a tab the way a UI does. Imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from ..actors.ipc import endpoint
+from ..protocol import ipc, ops, paths, ui
+from .client import HostError, NoHost
+
+__all__ = ["UiClient", "HostError", "NoHost"]
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class UiClient:
+    """`on_event(event)` gets every event (a dict with `kind`) on the reader thread;
+    `on_close(reason)` once, when the session ends (the host said why, or the line broke)."""
+
+    def __init__(self, socket_path: Path | None = None, client: str = "tiki") -> None:
+        self.socket_path = socket_path or paths.socket_path()
+        self.client = client
+        self.hello: dict[str, Any] = {}
+        self._conn: socket.socket | None = None
+        self._file: Any = None
+        self._send_lock = threading.Lock()
+        self._refs = itertools.count(1)
+        self._replies: dict[int, Callable[[dict[str, Any]], None]] = {}
+        self._reader: threading.Thread | None = None
+        self.closed: str | None = None
+
+    # -- the session -------------------------------------------------------------------------
+
+    def connect(self, cols: int | None = None, rows: int | None = None, fps: int = ui.DEFAULT_FPS,
+                tab: int | None = None, timeout: float = 30.0) -> dict[str, Any]:
+        """Attach; returns the hello event. NoHost when no host answers, HostError when it
+        refuses (a protocol version mismatch says so)."""
+        try:
+            conn = endpoint.connect(self.socket_path)
+        except endpoint.EndpointError as exc:
+            raise NoHost(str(exc)) from None
+        args = ops.UiAttach(version=ui.VERSION, client=self.client, fps=fps)
+        if cols and rows:
+            args.update(cols=cols, rows=rows)
+        if tab is not None:
+            args["tab"] = tab
+        try:
+            conn.settimeout(timeout)
+            conn.sendall(ipc.Request(ops.UI_ATTACH.name, dict(args), id="ui").to_frame())
+            self._file = conn.makefile("rb")
+            first = self._file.readline()
+        except OSError as exc:
+            conn.close()
+            raise NoHost(f"the host at {self.socket_path} did not answer the attach ({exc})") from None
+        reply = json.loads(first) if first.strip() else {}
+        if "event" not in reply:
+            conn.close()
+            error = reply.get("error") or {}
+            raise HostError(error.get("code", ipc.INTERNAL), error.get("message", "the host closed the session"))
+        conn.settimeout(None)
+        self._conn = conn
+        self.hello = reply["event"]
+        return self.hello
+
+    def start(self, on_event: Callable[[dict[str, Any]], None], on_close: Callable[[str], None]) -> None:
+        """Start reading (after `connect`)."""
+        self._reader = threading.Thread(target=self._read, args=(on_event, on_close), name="tiki-ui-reader",
+                                        daemon=True)
+        self._reader.start()
+
+    def _read(self, on_event: Callable[[dict[str, Any]], None], on_close: Callable[[str], None]) -> None:
+        reason = "the connection to the host was lost"
+        try:
+            for line in self._file:
+                reply = json.loads(line)
+                event = reply.get("event")
+                if event is None:  # the final frame: the host ended the session
+                    result = reply.get("result") or {}
+                    reason = result.get("detached") or (reply.get("error") or {}).get("message") or reason
+                    break
+                if event.get("kind") == "reply":
+                    callback = self._replies.pop(event.get("ref"), None)
+                    if callback is not None:
+                        callback(event)
+                        continue
+                on_event(event)
+        except (OSError, ValueError):
+            pass
+        if self.closed is None:
+            self.closed = reason
+            on_close(reason)
+
+    def close(self) -> None:
+        """Detach: the host ends the session; the tabs run on."""
+        if self.closed is None:
+            self.closed = "detached"
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            conn.close()
+
+    # -- messages up (thread-safe) -----------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> bool:
+        conn = self._conn
+        if conn is None:
+            return False
+        data = _dumps(message).encode("utf-8") + b"\n"
+        try:
+            with self._send_lock:
+                conn.sendall(data)
+        except OSError:
+            return False
+        return True
+
+    def input(self, tab: int, data: bytes) -> bool:
+        try:
+            return self.send({"t": "input", "tab": tab, "text": data.decode("utf-8")})
+        except UnicodeDecodeError:
+            return self.send({"t": "input", "tab": tab, "b64": base64.b64encode(data).decode("ascii")})
+
+    def paste(self, tab: int, text: str) -> None:
+        limit = ui.MAX_MESSAGE // 8  # characters per message, well within the byte limit
+        for start in range(0, len(text), limit):
+            self.send({"t": "paste", "tab": tab, "text": text[start:start + limit]})
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.send({"t": "resize", "cols": max(2, cols), "rows": max(1, rows)})
+
+    def watch(self, tab: int) -> None:
+        self.send({"t": "watch", "tab": tab})
+
+    def scrollback(self, tab: int, offset: int, rows: int) -> int:
+        ref = self._ref()
+        self.send({"t": "scrollback", "ref": ref, "tab": tab, "offset": offset, "rows": rows})
+        return ref
+
+    def consent(self, request_id: str, decision: str) -> None:
+        self.send({"t": "consent", "request_id": request_id, "decision": decision})
+
+    def ask(self, text: str) -> None:
+        self.send({"t": "ask", "text": text})
+
+    def call(self, op: ops.Op, args: dict[str, Any] | None = None,
+             on_reply: Callable[[dict[str, Any]], None] | None = None) -> int:
+        """Run a quick op through the session; `on_reply(reply)` gets its `reply` event."""
+        ref = self._ref()
+        if on_reply is not None:
+            self._replies[ref] = on_reply
+        self.send({"t": "call", "ref": ref, "op": op.name, "args": args or {}})
+        return ref
+
+    def _ref(self) -> int:
+        return next(self._refs)

@@ -1,0 +1,114 @@
+"""The UI protocol's messages (see protocol/README.md): what a UI sends up its session, one
+JSON object per line, each with its type in `t`. The host checks every message against these
+(`protocol.schema.check`); what comes down is described in the README.
+
+A session starts with the `ui.attach` request (protocol.ops.UI_ATTACH) carrying `VERSION`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from .schema import Length, Range
+
+VERSION = 1
+"""The UI protocol version. A host refuses a UI that speaks another one, saying which."""
+
+MAX_MESSAGE = 1024 * 1024  # bytes in one up message (a paste larger than this is cut by the UI)
+DEFAULT_FPS = 60
+
+TabId = Annotated[int, Range(1)]
+Cols = Annotated[int, Range(2, 1000)]
+Rows = Annotated[int, Range(1, 500)]
+
+
+class _Input(TypedDict):
+    t: Literal["input"]
+    tab: TabId
+
+
+class Input(_Input, total=False):
+    """Bytes for the program in the tab, exactly as the outer terminal sent them: `text` when
+    they are UTF-8, else `b64` (base64)."""
+
+    text: str
+    b64: str
+
+
+class Paste(TypedDict):
+    """Pasted text: the host brackets it (ESC[200~ ... ESC[201~) when the program asked."""
+
+    t: Literal["paste"]
+    tab: TabId
+    text: str
+
+
+class _Mouse(TypedDict):
+    t: Literal["mouse"]
+    tab: TabId
+    action: Literal["press", "release", "drag", "move", "wheel_up", "wheel_down"]
+    x: Annotated[int, Range(0, 1000)]  # cell column in the tab, 0-based
+    y: Annotated[int, Range(0, 1000)]  # cell row in the tab, 0-based
+
+
+class Mouse(_Mouse, total=False):
+    button: Annotated[int, Range(0, 11)]  # 0 left, 1 middle, 2 right
+    mods: list[Literal["shift", "alt", "ctrl"]]
+
+
+class Resize(TypedDict):
+    """The size this UI shows a tab at. The tab's PTY follows the most recently active UI."""
+
+    t: Literal["resize"]
+    cols: Cols
+    rows: Rows
+
+
+class Watch(TypedDict):
+    """Show this tab: a full `screen` frame follows, then only changed rows."""
+
+    t: Literal["watch"]
+    tab: TabId
+
+
+class Scrollback(TypedDict):
+    """A page of history for a view scrolled `offset` rows up: up to `rows` history rows from
+    `offset` rows above the live screen's top (a `history` event answers, with the offset
+    used: at most the history's length)."""
+
+    t: Literal["scrollback"]
+    ref: int
+    tab: TabId
+    offset: Annotated[int, Range(0)]
+    rows: Annotated[int, Range(1, 1000)]
+
+
+class Consent(TypedDict):
+    t: Literal["consent"]
+    request_id: Annotated[str, Length(min=1, max=64)]
+    decision: Literal["once", "always", "deny"]
+
+
+class _Call(TypedDict):
+    t: Literal["call"]
+    ref: int
+    op: Annotated[str, Length(min=1, max=64)]
+
+
+class Call(_Call, total=False):
+    """Any quick op of protocol.ops (not the long or streaming ones); answered by a `reply`."""
+
+    args: dict[str, Any]
+
+
+class Ask(TypedDict):
+    """A request for the coordinator; its progress arrives as `run` events."""
+
+    t: Literal["ask"]
+    text: Annotated[str, Length(min=1)]
+
+
+UP: dict[str, type] = {
+    "input": Input, "paste": Paste, "mouse": Mouse, "resize": Resize, "watch": Watch,
+    "scrollback": Scrollback, "consent": Consent, "call": Call, "ask": Ask,
+}

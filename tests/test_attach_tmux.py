@@ -1,0 +1,218 @@
+"""The real `tiki` binary in real (tmux) terminals, driven with real key encodings: tabs outlive
+the UI, any number of UIs attach, and keys reach the program in the tab (issues 13 and 11)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TIKI, wait_until
+from tmux_outer import Outer, alive, gone_after
+
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
+HERE = Path(__file__).parent
+BASH = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+
+
+def logger_tab(log: Path) -> str:
+    return (f'[[tab]]\nname = "log"\ncommand = ["{sys.executable}", "{HERE / "key_logger.py"}", "{log}"]\n'
+            'role = "shell"\n')
+
+
+def tiki(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TIKI, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def read(env: dict[str, str], tab: str, lines: int = 60) -> str:
+    return tiki(env, "terminal-read", tab, "--lines", str(lines)).stdout
+
+
+def view_width(screen: str) -> int:
+    """Columns of the terminal view: up to the agent panel's border."""
+    return min(line.index("│") for line in screen.splitlines()[1:] if "│" in line)
+
+
+def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH + logger_tab(tmp_path / "keys.jsonl"))
+    outer = Outer(tiki_env)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        outer.literal("w0", r"printf '\e[31mred\e[0m \e[1;4mbold\e[0m 한국어 \e[44m blue \e[0m ready-%s\n' $((1+1))")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "ready-2")
+        width = view_width(outer.screen("w0"))
+        before = outer.cells("w0", width)[1:]  # the tab's screen (row 0 is the tab bar, badges change)
+        outer.keys("w0", "C-\\", "d")  # detach with the prefix
+        outer.wait("w0", "TIKI-EXIT=0")
+        assert [t["running"] for t in json.loads(tiki(tiki_env, "terminal-list", "--json").stdout)["terminals"]] == \
+            [True, True]
+        outer.tiki("w0")  # `tiki` again: the same screen, cell for cell (characters and attributes)
+        outer.wait("w0", "ready-2")
+        wait_until(lambda: outer.cells("w0", width)[1:] == before, 10, 0.2, what="the same cells after attaching again")
+
+        # a long job keeps running while no UI is attached
+        outer.literal("w0", "for i in $(seq 1 400); do echo tick-$i; sleep 0.05; done")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "tick-3")
+        outer.keys("w0", "C-\\", "d")
+        outer.wait("w0", "TIKI-EXIT=0")
+        ticks = lambda: max(map(int, re.findall(r"tick-(\d+)", read(tiki_env, "sh"))), default=0)  # noqa: E731
+        seen = ticks()
+        wait_until(lambda: ticks() > seen + 10, 20, 0.2, what="the job to go on while detached")
+        outer.tiki("w0")
+        outer.wait("w0", "? help")
+        latest = ticks()
+        wait_until(lambda: any(int(n) >= latest for n in re.findall(r"tick-(\d+)", outer.screen("w0"))), 15, 0.2,
+                   what="the UI to show the job as it is now")
+
+        # a second UI in another terminal (another size): both show what is typed in either
+        outer.window("w1", 110, 34)
+        outer.tiki("w1")
+        outer.wait("w1", "? help")
+        tiki(tiki_env, "terminal-key", "sh", "ctrl+c")
+        outer.literal("w0", "echo from-$((0+0))-w0")
+        outer.keys("w0", "Enter")
+        outer.wait("w1", "from-0-w0")
+        outer.literal("w1", "echo from-$((1+0))-w1; stty size")
+        outer.keys("w1", "Enter")
+        outer.wait("w0", "from-1-w1")
+        # the tab takes the size of the UI used last: w1's view, narrower than w0's
+        small = int(wait_until(lambda: re.search(r"\n(\d+) (\d+)\n", read(tiki_env, "sh", 5)), 10,
+                               what="stty size").group(2))
+        assert small < 110 - 40
+        outer.literal("w0", "stty size")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: (m := re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))) and int(m[-1][1]) > small,
+                   10, what="the tab to take w0's (wider) size")
+
+        # SIGKILL of one UI, SIGHUP of the other (its terminal closes): the host and tabs run on
+        host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        subprocess.run(["kill", "-9", str(outer.ui_pid("w1"))])
+        outer.wait("w1", "TIKI-EXIT=137")
+        outer.tmux("kill-window", "-t", "w0")
+        tiki(tiki_env, "terminal-send", "sh", "echo still-$((2+2))")
+        wait_until(lambda: "still-4" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")
+        assert alive(host_pid)
+
+        # a host crash: `tiki` starts a new host, which restores the workspace
+        outer.window("w2")
+        subprocess.run(["kill", "-9", str(host_pid)])
+        outer.tiki("w2", "--workspace", str(workspace), cwd=str(tmp_path))
+        screen = outer.wait("w2", "? help")
+        assert " 1 sh " in screen and " 2 log " in screen
+        new_host = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        assert new_host != host_pid
+
+        # `tiki shutdown` leaves no process behind: the host, the tabs' programs, the UI
+        tiki(tiki_env, "terminal-send", "sh", "echo shell-pid-$$")
+        shell = int(wait_until(lambda: re.search(r"shell-pid-(\d+)", read(tiki_env, "sh")), 10).group(1))
+        logger = [int(p) for p in subprocess.run(["pgrep", "-f", str(tmp_path / "keys.jsonl")], capture_output=True,
+                                                 text=True).stdout.split()]
+        ui = outer.ui_pid("w2")
+        assert tiki(tiki_env, "shutdown").returncode == 0
+        outer.wait("w2", "TIKI-EXIT=0")
+        assert gone_after([new_host, shell, *logger, *([ui] if ui else [])])
+        assert tiki(tiki_env, "terminal-list").returncode == 3  # no host
+    finally:
+        outer.close()
+        tiki(tiki_env, "shutdown")
+
+
+KEYS = {  # tmux key name -> what a terminal sends (xterm), which the program must receive as is
+    **{f"M-{n}": f"\x1b{n}" for n in range(1, 10)}, "M-.": "\x1b.",
+    "F1": "\x1bOP", "F2": "\x1bOQ", "F3": "\x1bOR", "F4": "\x1bOS", "F5": "\x1b[15~", "F6": "\x1b[17~",
+    "F7": "\x1b[18~", "F8": "\x1b[19~", "F9": "\x1b[20~", "F10": "\x1b[21~", "F11": "\x1b[23~", "F12": "\x1b[24~",
+    "C-Left": "\x1b[1;5D", "C-a": "\x01", "Escape": "\x1b",
+}
+
+
+def received(log: Path) -> str:
+    if not log.exists():
+        return ""
+    return "".join(json.loads(line)["data"] for line in log.read_text().splitlines())
+
+
+def test_keys_reach_the_program_and_the_prefix_commands_work(tiki_env, tmp_path):
+    log = tmp_path / "keys.jsonl"
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(logger_tab(log) + BASH)
+    outer = Outer(tiki_env)
+    names = lambda: [t["name"] for t in json.loads(tiki(tiki_env, "terminal-list", "--json").stdout)["terminals"]]  # noqa: E731
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "logger ready")
+        expected = ""
+        for key, data in KEYS.items():  # one at a time: each is its own read, as typed by a person
+            outer.keys("w0", key)
+            expected += data
+            wait_until(lambda: received(log) == expected, 10, 0.05, what=f"{key} -> {data!r}; got {received(log)!r}")
+        outer.keys("w0", "C-\\", "C-\\")  # the prefix twice: the program gets it
+        wait_until(lambda: received(log) == expected + "\x1c", 10, 0.05, what="the prefix itself")
+
+        outer.keys("w0", "C-\\", "n")  # next tab: the shell
+        outer.literal("w0", "echo in-$((3*3))-sh")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "in-9-sh" in read(tiki_env, "sh"), 10, 0.1, what="typing in the shell tab")
+        outer.keys("w0", "C-\\", "p", "k")  # previous tab, then a key for the logger
+        wait_until(lambda: received(log).endswith("\x1ck"), 10, 0.05, what="back in the logger")
+        outer.keys("w0", "C-\\", "2")
+        outer.keys("w0", "C-\\", "c")  # new tab: its dialog takes the name
+        outer.wait("w0", "New tab")
+        outer.literal("w0", "extra")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "extra" in names(), 15, 0.1, what="the new tab")
+        outer.wait("w0", " 3 extra ")
+        outer.keys("w0", "C-\\", ",")  # rename it
+        outer.wait("w0", "Rename tab 'extra'")
+        outer.keys("w0", "C-u")  # (Textual runs the Input's ctrl+u binding after keys already typed: let it)
+        wait_until(lambda: not any("extra" in line and "▊" in line for line in outer.screen("w0").splitlines()), 10,
+                   0.05, what="the name field emptied")
+        outer.literal("w0", "renamed")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", " 3 renamed ")
+        assert "renamed" in names()
+        outer.keys("w0", "C-\\", "x")  # close it (asks)
+        outer.wait("w0", "Close tab 'renamed'")
+        outer.keys("w0", "y")
+        wait_until(lambda: names() == ["log", "sh"], 15, 0.1, what="the tab closed")
+        outer.keys("w0", "C-\\", "?")
+        outer.wait("w0", "open a tab: name, command, directory")  # the help, built from the prefix table
+        outer.keys("w0", "Escape")  # (then a wait: an Escape and a key in one read would be Alt+key)
+        wait_until(lambda: "open a tab: name" not in outer.screen("w0"), 10, 0.05, what="the help to close")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Search for commands" not in outer.screen("w0"), 10, 0.05, what="the palette to close")
+        outer.keys("w0", "C-\\", "z")  # the panel docks at the bottom
+        wait_until(lambda: 'panel = "bottom"' in (Path(tiki_env["TIKI_CONFIG_DIR"]) / "ui.toml").read_text()
+                   if (Path(tiki_env["TIKI_CONFIG_DIR"]) / "ui.toml").exists() else False, 10, 0.1, what="panel")
+        outer.keys("w0", "C-\\", "1", "C-\\", "r")  # restart the logger
+        wait_until(lambda: read(tiki_env, "log").strip() == "logger ready", 15, 0.1, what="a fresh logger")
+        wait_until(lambda: "read " not in outer.screen("w0"), 15, 0.1, what="the UI to show the fresh logger")
+        outer.keys("w0", "C-\\", "a")  # the agent panel: CHT mode types the line into the tab
+        outer.literal("w0", "cht")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: received(log).endswith("cht\r"), 10, 0.05, what="CHT typing")
+        outer.keys("w0", "C-\\", "a", "q")  # back to the tab: q is the logger's
+        wait_until(lambda: received(log).endswith("cht\rq"), 10, 0.05, what="keys in the tab again")
+        outer.keys("w0", "C-\\", "q")  # stop everything: asks, and the default is Cancel
+        outer.wait("w0", "Stop the host and all its tabs?")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "Stop the host" not in outer.screen("w0"), 10, 0.1, what="the dialog to close")
+        assert names() == ["log", "sh"]
+        outer.keys("w0", "C-\\", "q")
+        outer.wait("w0", "Stop the host and all its tabs?")
+        outer.keys("w0", "y")
+        outer.wait("w0", "TIKI-EXIT=0")
+        wait_until(lambda: tiki(tiki_env, "terminal-list").returncode == 3, 15, 0.2, what="the host to be gone")
+    finally:
+        outer.close()
+        tiki(tiki_env, "shutdown")

@@ -1,0 +1,176 @@
+"""The UI protocol on a real `tiki serve` (issue 13): a versioned handshake, a snapshot then
+only changed rows, any number of sessions, sizes following the latest UI, scrollback pages,
+bad messages answered without ending the session, and a UI that stops reading slows nobody."""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import BASH_TAB, wait_until
+from ipc_helpers import connect
+from tikitaka.app.ui_client import NoHost, UiClient
+from tikitaka.protocol import ops
+
+TWO_TABS = BASH_TAB + '[[tab]]\nname = "other"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n'
+
+
+class Session:
+    """A UI session whose events are queued for the test to look at."""
+
+    def __init__(self, env: dict[str, str], cols: int = 80, rows: int = 24, start: bool = True) -> None:
+        self.client = UiClient(Path(env["TIKI_SOCKET"]), client="test")
+        self.hello = self.client.connect(cols, rows)
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.closed: list[str] = []
+        self.tabs = {t["name"]: t["id"] for t in self.hello["tabs"]}
+        self.rows: dict[int, str] = {}
+        self.segments: dict[int, list[list[str]]] = {}
+        if start:
+            self.client.start(self.events.put, self.closed.append)
+
+    def next(self, kind: str, timeout: float = 15, where: Any = None) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self.events.get(timeout=max(0.01, deadline - time.monotonic()))
+            if event.get("kind") == "screen":
+                for row, line in event["lines"].items():
+                    self.rows[int(row)] = "".join(text for text, _ in line)
+                    self.segments[int(row)] = line
+            if event.get("kind") == kind and (where is None or where(event)):
+                return event
+
+    def screen(self) -> str:
+        return "\n".join(self.rows[row].rstrip() for row in sorted(self.rows))
+
+    def until_screen(self, needle: str, timeout: float = 15) -> str:
+        self.next("screen", timeout, lambda e: needle in self.screen())
+        return self.screen()
+
+
+def test_the_handshake_is_versioned_and_a_mismatch_is_refused_clearly(serve):
+    host = serve(BASH_TAB)
+    conn = connect(host.env)
+    conn.sendall(json.dumps({"id": "u", "op": "ui.attach", "args": {"version": 99}}).encode() + b"\n")
+    reply = json.loads(conn.makefile("rb").readline())
+    assert reply["ok"] is False and reply["error"]["code"] == "refused"
+    assert "speaks UI protocol 1 and the UI speaks 99" in reply["error"]["message"]
+    session = Session(host.env)
+    assert session.hello["kind"] == "hello" and list(session.tabs) == ["sh"]
+    assert session.hello["coordinator"] is True and session.hello["consents"] == []
+
+
+def test_a_snapshot_then_only_changed_rows_and_two_sessions_see_the_same(serve):
+    host = serve(BASH_TAB)
+    first, second = Session(host.env, 80, 24), Session(host.env, 80, 24)
+    sh = first.tabs["sh"]
+    for session in (first, second):
+        session.client.watch(sh)
+        full = session.next("screen")
+        assert full["full"] and full["rows"] == 24 and len(full["lines"]) == 24  # the whole screen
+    first.client.input(sh, b"clear; printf '\\e[31mred\\e[0m plain\\n'\r")
+    for session in (first, second):  # what one UI types, every UI sees
+        session.until_screen("red plain")
+    row = next(r for r, text in first.rows.items() if text.startswith("red plain"))
+    assert first.segments[row][:2] == [["red", "31"], [" plain", ""]]  # styles travel as SGR parameters
+    first.client.input(sh, b"x")
+    diff = first.next("screen", where=lambda e: any("x" in t for line in e["lines"].values() for t, _ in line))
+    assert not diff["full"] and len(diff["lines"]) <= 2  # one key: its row, not the screen
+    assert diff["cursor"][2] is True and diff["title"] == "" and diff["alt_screen"] is False
+
+
+def test_each_ui_watches_its_own_tab_and_the_size_follows_the_latest_ui(serve):
+    host = serve(TWO_TABS)
+    wide, narrow = Session(host.env, 100, 30), Session(host.env, 60, 20)
+    sh, other = wide.tabs["sh"], wide.tabs["other"]
+    wide.client.watch(sh)
+    narrow.client.watch(other)
+    wide.next("screen")
+    narrow.next("screen")
+    narrow.client.input(other, b"echo on-other\r")
+    narrow.until_screen("on-other")
+    host.run("terminal-send", "sh", "echo on-sh")
+    wide.until_screen("on-sh")
+    assert not any(e.get("kind") == "screen" and e["tab"] == sh for e in list(narrow.events.queue))
+    narrow.client.watch(sh)  # now both show sh; typing in one makes it the latest
+    narrow.client.input(sh, b"stty size\r")
+    narrow.until_screen("20 60")
+    wide.client.input(sh, b"stty size\r")
+    wide.until_screen("30 100")
+    frame = narrow.next("screen", where=lambda e: e["cols"] == 100)
+    assert frame["rows"] == 30  # the narrow UI gets the tab at the wide UI's size (and clips it)
+
+
+def test_scrollback_pages_and_bad_messages_do_not_end_the_session(serve):
+    host = serve(BASH_TAB)
+    session = Session(host.env, 80, 24)
+    sh = session.tabs["sh"]
+    session.client.watch(sh)
+    session.next("screen")
+    session.client.input(sh, b"seq -f line%03g 1 300\r")
+    session.until_screen("line300")
+    ref = session.client.scrollback(sh, 250, 10)
+    page = session.next("history", where=lambda e: e["ref"] == ref)
+    texts = ["".join(t for t, _ in line).rstrip() for line in page["lines"]]
+    assert page["offset"] == 250 and len(texts) == 10 and page["total"] >= 278
+    first = int(texts[0].removeprefix("line"))
+    assert texts == [f"line{n:03d}" for n in range(first, first + 10)]
+    for bad in (b"not json\n", b'{"t": "fly"}\n', b'{"t": "input", "tab": "sh"}\n', b'{"t": "watch", "tab": 999}\n'):
+        session.client._conn.sendall(bad)  # noqa: SLF001 - what a broken client would send
+        error = session.next("error")
+        assert error["message"]
+    replies: queue.Queue[dict[str, Any]] = queue.Queue()
+    session.client.call(ops.TERMINAL_LIST, {}, replies.put)
+    assert [t["name"] for t in replies.get(timeout=10)["result"]["terminals"]] == ["sh"]
+    session.client.call(ops.TERMINAL_WAIT, {"name": "sh"}, replies.put)
+    refused = replies.get(timeout=10)
+    assert refused["ok"] is False and "connection of its own" in refused["error"]["message"]
+    session.client.call(ops.TERMINAL_NEW, {"name": "bad name"}, replies.put)
+    assert "invalid tab name" in replies.get(timeout=10)["error"]["message"]
+    session.client.input(sh, b"echo still-here\r")
+    session.until_screen("still-here")
+
+
+def test_a_ui_that_stops_reading_slows_neither_the_host_nor_other_uis(serve):
+    host = serve(BASH_TAB)
+    stalled = Session(host.env, 80, 24, start=False)  # attached, then never reads
+    live = Session(host.env, 80, 24)
+    sh = live.tabs["sh"]
+    stalled.client.watch(sh)
+    live.client.watch(sh)
+    live.next("screen")
+    live.client.input(sh, b"seq 1 300000; echo flood-$((1+1))\r")
+    live.until_screen("flood-2", timeout=60)
+    started = time.monotonic()
+    assert host.run("terminal-list").returncode == 0
+    assert time.monotonic() - started < 5  # the host answers others at once
+    # The stalled UI now reads what waited for it: not the flood, a few merged screens.
+    stalled.client.start(stalled.events.put, stalled.closed.append)
+    received = 0
+    while "flood-2" not in stalled.screen():
+        event = stalled.events.get(timeout=30)
+        received += len(json.dumps(event))
+        if event.get("kind") == "screen":
+            for row, line in event["lines"].items():
+                stalled.rows[int(row)] = "".join(text for text, _ in line)
+    assert received < 1_000_000, received  # the flood printed ~2 MB; a screen is ~4 KB
+    assert re.search(r"^300000$", stalled.screen(), re.M)
+
+
+def test_the_host_stopping_ends_every_session_saying_why(serve):
+    host = serve(BASH_TAB)
+    session = Session(host.env)
+    assert host.run("shutdown").returncode == 0
+    wait_until(lambda: session.closed, 15, what="the session to end")
+    assert session.closed == ["the host is stopping"]
+
+
+def test_attaching_where_no_host_runs_says_so(tiki_env):
+    with pytest.raises(NoHost, match="no tiki host"):
+        UiClient(Path(tiki_env["TIKI_SOCKET"])).connect()

@@ -1,0 +1,96 @@
+"""An outer terminal for tests that see what a user sees: a private tmux server whose windows
+run the real `tiki` binary, driven with the key encodings a real terminal sends."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+
+import avt
+
+from conftest import TIKI, wait_until
+
+
+class Outer:
+    def __init__(self, env: dict[str, str], cols: int = 140, rows: int = 45) -> None:
+        self.server = f"tikitest{uuid.uuid4().hex[:6]}"
+        self.env = env
+        self.cols, self.rows = cols, rows
+        self.exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("TIKI_", "OLLAMA")))
+        if os.environ.get("TIKI_UI_TRACE"):
+            self.exports += f" TIKI_UI_TRACE='{os.environ['TIKI_UI_TRACE']}'"
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-x", str(cols), "-y", str(rows), "-n", "w0",
+                  "bash --norc --noprofile")
+        self.tmux("set-option", "-g", "remain-on-exit", "off")
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.server, *args], capture_output=True, text=True).stdout
+
+    def window(self, name: str, cols: int | None = None, rows: int | None = None) -> str:
+        """A new window with a shell, sized like a terminal of its own."""
+        self.tmux("new-window", "-d", "-n", name, "bash --norc --noprofile")
+        if cols and rows:
+            self.tmux("set-option", "-w", "-t", name, "window-size", "manual")
+            self.tmux("resize-window", "-t", name, "-x", str(cols), "-y", str(rows))
+        wait_until(lambda: self.screen(name).strip(), 10, 0.05, what=f"a shell in window {name}")
+        return name
+
+    def tiki(self, window: str, *args: str, cwd: str | None = None) -> None:
+        """Run `tiki ARGS` in `window`'s shell, then print its exit code."""
+        where = f"cd '{cwd}'; " if cwd else ""
+        line = f"{where}env -u COLUMNS -u LINES {self.exports} PS1='$ ' {TIKI} {' '.join(args)}; echo TIKI-EXIT=$?"
+        self.keys(window, line, "Enter")
+
+    def keys(self, window: str, *keys: str) -> None:
+        self.tmux("send-keys", "-t", window, *keys)
+
+    def literal(self, window: str, text: str) -> None:
+        self.tmux("send-keys", "-t", window, "-l", text)
+
+    def screen(self, window: str, escapes: bool = False) -> str:
+        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", window)
+
+    def wait(self, window: str, needle: str, timeout: float = 30) -> str:
+        try:
+            return wait_until(lambda: needle in (s := self.screen(window)) and s, timeout, 0.1,
+                              what=f"{needle!r} in window {window}")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the screen now:\n{self.screen(window)}") from None
+
+    def pane_pid(self, window: str) -> int:
+        return int(self.tmux("display-message", "-p", "-t", window, "#{pane_pid}").strip())
+
+    def ui_pid(self, window: str) -> int | None:
+        """The pid of the `tiki` UI running in `window`'s shell."""
+        shell = self.pane_pid(window)
+        out = subprocess.run(["pgrep", "-P", str(shell)], capture_output=True, text=True).stdout.split()
+        return int(out[0]) if out else None
+
+    def cells(self, window: str, cols: int) -> list[list[tuple[str, str]]]:
+        """Every cell (character and attributes) of the window's first `cols` columns."""
+        width, height = (int(v) for v in self.tmux("display-message", "-p", "-t", window,
+                                                   "#{pane_width} #{pane_height}").split())
+        vt = avt.Vt(width, height, scrollback_limit=0)
+        vt.feed_str(self.screen(window, escapes=True).rstrip("\n").replace("\n", "\r\n"))
+        return [[(cell.char, repr(cell.pen)) for cell in line.cells[:cols]] for line in vt.view()]
+
+    def close(self) -> None:
+        self.tmux("kill-server")
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def gone_after(pids: list[int], timeout: float = 15) -> bool:
+    return bool(wait_until(lambda: not any(alive(p) for p in pids), timeout, 0.1,
+                           what=f"processes {pids} to end"))
+
+
+__all__ = ["Outer", "alive", "gone_after", "os"]
