@@ -97,12 +97,17 @@ class TmuxControl:
     def __init__(self, server: str, session: str) -> None:
         self.proc = subprocess.Popen(["tmux", "-L", server, "-C", "attach", "-f", "no-output,ignore-size",
                                       "-t", session], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.command("display-message -p ready")
+        self._block()  # the attach command's own (empty) answer comes first
+        assert self.command("display-message -p ready") == "ready\n"
 
     def command(self, line: str) -> str:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.proc.stdin.write(line.encode() + b"\n")
         self.proc.stdin.flush()
+        return self._block()
+
+    def _block(self) -> str:
+        assert self.proc.stdout is not None
         out: list[bytes] = []
         inside = False
         while True:

@@ -63,7 +63,7 @@ class TikiSide:
             wait_for(lambda: frames[0], 10)
         start = time.perf_counter()
         self.typist.input(self.tab, f"{command}\r".encode())
-        wait_for(lambda: marker in self.host.read("sh", 3), 600, POLL)
+        wait_for(lambda: marker in self.host.read("sh", 3), 60, POLL)
         elapsed = time.perf_counter() - start
         if viewer is not None:
             viewer.close()
