@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -127,7 +126,6 @@ def main() -> None:
         tiki.close()
         tmux.close()
         data.unlink()
-        threading.Event().wait(0)
 
 
 if __name__ == "__main__":
