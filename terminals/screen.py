@@ -17,6 +17,7 @@ from typing import Union
 
 import avt
 
+from .screen_agent import AgentHooks
 from .sequences import ModeScanner
 from .vt_limits import RepeatClamp
 
@@ -106,6 +107,7 @@ class Screen:
         self._dirty: set[int] = set(range(rows))
         self._history = 0
         self._history_checked = 0.0
+        self.agent = AgentHooks(rows)  # what agent-state detection reads (screen_agent)
 
     # -- input -----------------------------------------------------------------------------
 
@@ -116,6 +118,7 @@ class Screen:
         if not text:
             return b""
         queries = {query.end: query.kind for query in self._modes.scan(text)}
+        self.agent.scan(text)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text)
@@ -140,6 +143,7 @@ class Screen:
         if text:
             changed, evicted = self._vt.feed_str(text)
             self._dirty.update(changed)
+            self.agent.changed(changed)
             self._keep_plain(evicted)
 
     def _keep_plain(self, evicted: list[avt.Line]) -> None:
@@ -151,6 +155,7 @@ class Screen:
         self._keep_plain(evicted)
         self._cols, self._rows = cols, rows
         self._dirty = set(range(rows))
+        self.agent.changed(range(rows))
         self._history_checked = 0.0
 
     # -- state -----------------------------------------------------------------------------
@@ -198,6 +203,10 @@ class Screen:
     def total_lines(self) -> int:
         self._history_checked = 0.0
         return self.history + self._rows
+
+    def visible_rows(self) -> list[str]:
+        """The visible rows as plain text, top first (cached per row; see screen_agent)."""
+        return self.agent.rows(self._vt.view)
 
     # -- output ----------------------------------------------------------------------------
 
