@@ -1,8 +1,9 @@
 """The agent panel: a log and an input line with a mode badge. Shift+Tab cycles the mode.
 
-- CHT: the line is typed into the active tab; Enter follows as a separate write 200 ms later.
-  Text over 200 characters goes in 200-character chunks 50 ms apart, then Enter after 300 ms
-  (AI TUIs drop an Enter that arrives with a paste).
+- CHT: the line is typed into the active tab the way every sender types (the tab's outbox in
+  the host, actors/tabs/outbox): Enter as its own write once the echo settled, and into an
+  agent at least 150 ms later and verified; a working agent gets it when it is idle, and an
+  agent waiting for its user refuses it (the panel says so).
 - KEY: keys are forwarded raw to the active tab, to answer a peer's menu without leaving here.
 - AI: the line is a request to the coordinator; its progress shows in the log. Esc cancels,
   `/reset` starts a new AI session.
@@ -11,8 +12,7 @@
 from __future__ import annotations
 
 import json
-import time
-from typing import Any, Callable
+from typing import Any
 
 from rich.panel import Panel
 from rich.text import Text
@@ -25,37 +25,9 @@ from ...actors.coordinator import events as rev
 from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
 from .messages import PanelNote
-from ...protocol.limits import ASK
+from ...protocol.limits import ASK, QUEUE_FOR
 
 MODES = ("CHT", "KEY", "AI")
-CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
-# The pauses are minimums as the child sees them; scheduling jitter between our write and the
-# child's read (2 busy cores) can eat a few ms, so each pause gets a small margin on top.
-MARGIN = 0.02
-
-
-def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> None:
-    """CHT typing: the text (chunked when long), then Enter as its own write.
-
-    `write` may return a pykka future: we wait until the terminal accepted each write before
-    timing the pause, so a slow mailbox cannot squeeze the gap the child sees."""
-
-    def put(data: bytes) -> None:
-        result = write(data)
-        if hasattr(result, "get"):
-            result.get(timeout=ASK)
-
-    if len(text) > CHUNK:
-        for start in range(0, len(text), CHUNK):
-            if start:
-                sleep(CHUNK_GAP + MARGIN)
-            put(text[start:start + CHUNK].encode("utf-8"))
-        sleep(ENTER_AFTER_CHUNKS + MARGIN)
-    else:
-        if text:
-            put(text.encode("utf-8"))
-        sleep(ENTER_AFTER + MARGIN)
-    put(b"\r")
 
 
 class ModeInput(Input):
@@ -163,8 +135,18 @@ class AgentPanel(Vertical):
             self.submit_ai(text.strip())
 
     def _type(self, terminal: Any, text: str) -> None:
+        tab = next((t for t in self.tiki.tabs if t.id == self.tiki.active_id), None)
+        name = tab.name if tab is not None else "?"
         try:
-            type_line(terminal.write, text)
+            delivery = terminal.outbox().get(timeout=ASK).submit(text, name=name)
+            if delivery.queued and not delivery.done:
+                self.post_message(PanelNote(f"CHT: {name} is working; your line is queued and typed when it "
+                                            "is idle", "yellow"))
+            delivery.wait(QUEUE_FOR + 60)
+            if delivery.error is not None:
+                raise delivery.error
+            if delivery.queued:
+                self.post_message(PanelNote(f"CHT: typed into {name}", "dim"))
         except Exception as exc:  # noqa: BLE001 - e.g. the tab exited: tell the user, keep running
             self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', exc)}", "red"))
 
