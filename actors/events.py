@@ -27,6 +27,7 @@ class TabInfo:
     activity: str  # "idle" | "busy" (output within the last 1.5 s)
     active: bool
     failed: str | None = None  # why the tab's terminal failed (restart the tab to recover)
+    agent: dict[str, Any] | None = None  # {"kind", "state", "since", "reason"} (see AgentStateChanged)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +41,8 @@ class TabInfo:
             "activity": self.activity,
             "active": self.active,
             "failed": self.failed,
+            "agent": dict(self.agent) if self.agent else
+            {"kind": "shell", "state": "unknown", "since": None, "reason": "not evaluated"},
         }
 
 
@@ -66,6 +69,35 @@ class TabExited:
     tab_id: int
     name: str
     exit_code: int | None
+
+
+@dataclass(frozen=True)
+class AgentStateChanged:
+    """A tab's agent state changed (terminals/agent_state: starting, working, waiting, idle,
+    exited, unknown); `since` is wall-clock time, `rule` and `evidence` what `tiki explain` says."""
+
+    tab_id: int
+    name: str
+    kind: str  # whose rules decided: claude, codex, gemini, aider, shell, ...
+    state: str
+    previous: str
+    since: float
+    rule: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class AgentNotice:
+    """Something the user should hear about a tab: it asks for the user (`waiting`), its agent
+    finished working (`done`), or its program printed a notification of its own (`program`,
+    OSC 9/99/777). The TUI turns these into badges, toasts and outer-terminal notifications
+    ([notify] in config.toml)."""
+
+    tab_id: int
+    name: str
+    reason: str  # waiting | done | program
+    text: str
+    time: float = field(default_factory=time.time)
 
 
 @dataclass(frozen=True)

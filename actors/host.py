@@ -34,6 +34,7 @@ from .ipc.server import Handler, IpcServerActor
 from .ipc.ui_hub import UiHub
 from .peers import wiring as peers
 from .supervisor import ActorSlot, Supervisor
+from .tabs.agent_watch import AgentConfig
 from .tabs.workspace import WorkspaceActor, WorkspaceState
 from .tabs.workspace_file import TabEntry, default_shell, load_workspace
 
@@ -179,6 +180,7 @@ class Host:
 
         prepare(self.socket_path)  # refuse early, before any tab is spawned
         entries, self.workspace_path = resolve_workspace(self.options.workspace)
+        self.agent_config = self._agent_rules()
         state = WorkspaceState()  # outlives a workspace actor that fails and is restarted
         self._workspace = self.supervisor.actor("workspace", lambda: WorkspaceActor.start(
             state=state,
@@ -189,6 +191,7 @@ class Host:
             socket=str(self.socket_path),
             bin_dir=host_bin_dir(),
             save_path=self.workspace_path,
+            agent=self.agent_config,
         ))
         self.workspace.open_initial(entries).get(timeout=60)
         if self.options.coordinator:
@@ -200,6 +203,20 @@ class Host:
         hub.start()
         self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
+
+    def _agent_rules(self) -> AgentConfig:
+        """The agent-state rules, loaded once for every tab. A broken user file is left out (its
+        CLI keeps the bundled rules) and reported: `tiki status` and `tiki explain` show it."""
+        from ..terminals.agent_state_rules import load_rulebook
+        from ..terminals.agent_state_model import AgentRulesError
+
+        try:
+            rulebook = load_rulebook(strict=False)
+        except AgentRulesError as exc:  # the bundled rules themselves: an installation problem
+            raise HostError(f"agent-state rules: {exc}") from None
+        for error in rulebook.errors:
+            self.supervisor.report("agent_rules", AgentRulesError(error))
+        return AgentConfig(rulebook, self.settings.notify)
 
     def request_stop(self) -> None:
         """Ask the host to stop from any thread (e.g. `tiki shutdown`); returns at once."""

@@ -11,3 +11,10 @@ an error: nothing waits on an actor forever (DESIGN.md, "Threads and messages").
 
 MAX_CHAT_MESSAGE = 64 * 1024
 """Characters in one `bot-chat` message; longer output belongs in a file whose path is sent."""
+
+QUEUE_FOR = 600.0
+"""Seconds a text sent to a working agent waits in its tab's queue to be typed when the agent is
+idle; after that it is dropped and its sender told so (the CLI waits a little longer)."""
+
+QUEUE_MAX = 16
+"""Texts that may wait in one tab's queue; one more is refused, naming how to send at once."""

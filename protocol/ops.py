@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypedDict
 
 from .limits import MAX_CHAT_MESSAGE
+from .ops_agent import AgentRow, AgentState, Explained, Queued  # noqa: F401 - shapes of the tab ops below
 from .schema import Length, Range
 
 Name = Annotated[str, Length(min=1, max=200)]  # a tab name as the user typed it (checked by the workspace)
@@ -54,6 +55,7 @@ class TabRow(TypedDict):
     activity: Literal["idle", "busy"]
     active: bool
     failed: str | None
+    agent: AgentRow
 
 
 class TabList(TypedDict):
@@ -123,13 +125,22 @@ class TabSend(_TabSend, total=False):
     enter: bool
     literal: bool  # typed key by key, never as a bracketed paste (tmux send-keys -l)
     timeout_ms: Annotated[int, Range(1, 600_000)]
+    now: bool  # type at once, even into an agent that is working or waiting
+    wait: bool  # false: answer once the text is queued, not when it is typed (default: true outside tabs)
 
 
-class Sent(TypedDict):
+class _Sent(TypedDict):
     name: str
     ok: bool
+    delivery: Literal["delivered", "queued"]  # queued: answered before it was typed (wait=false)
+    queued_ms: int  # how long it waited for the agent to be idle (0: typed at once)
+
+
+class Sent(_Sent, total=False):
     changed: bool
     written: int
+    submitted: bool  # into an agent: Enter was seen to be taken
+    enter_retries: int  # into an agent: 1 when a second Enter was needed
 
 
 class TabKeys(TypedDict):
@@ -149,12 +160,18 @@ class _TabWait(TypedDict):
 class TabWait(_TabWait, total=False):
     idle_ms: Annotated[int, Range(1, 3_600_000)]
     timeout_ms: Millis
+    until: Literal["waiting", "idle", "exited", "working"]  # an agent state instead of quiet output
 
 
-class Waited(TypedDict):
+class _Waited(TypedDict):
     name: str
     idle: bool
     waited_ms: int
+
+
+class Waited(_Waited, total=False):
+    state: AgentState  # with `until`: the state reached, and why
+    reason: str
 
 
 # -- the host --------------------------------------------------------------------------------
@@ -259,10 +276,13 @@ TERMINAL_READ = Op("terminal.read", TabRead, TabText, "a tab's last lines as pla
                    callers="tiki terminal-read")
 TERMINAL_CELLS = Op("terminal.cells", TabName, TabCells, "a tab's visible screen cell by cell, with styles and modes",
                     callers="tiki terminal-read")
-TERMINAL_SEND = Op("terminal.send", TabSend, Sent, "type text into a tab, then Enter", callers="tiki terminal-send")
+TERMINAL_SEND = Op("terminal.send", TabSend, Sent, "type text into a tab, then Enter; into a working agent "
+                   "once it is idle (streams a `queued` event first)", callers="tiki terminal-send", streaming=True)
 TERMINAL_KEY = Op("terminal.key", TabKeys, KeysSent, "press named keys in a tab", callers="tiki terminal-key")
-TERMINAL_WAIT = Op("terminal.wait", TabWait, Waited, "wait until a tab is quiet", callers="tiki terminal-wait",
-                   long=True)
+TERMINAL_WAIT = Op("terminal.wait", TabWait, Waited, "wait until a tab is quiet, or in an agent state",
+                   callers="tiki terminal-wait", long=True)
+TERMINAL_EXPLAIN = Op("terminal.explain", TabName, Explained, "a tab's agent state and the rule that matched",
+                      callers="tiki explain")
 HOST_PING = Op("host.ping", NoArgs, Pong, "is a host there", callers="tiki doctor")
 HOST_INFO = Op("host.info", NoArgs, HostInfo, "the host's pid, socket, workspace, connections and health",
                callers="tiki status")
@@ -282,6 +302,6 @@ UI_ATTACH = Op("ui.attach", UiAttach, UiDetached, "attach a UI: one long-lived s
 
 OPS: dict[str, Op] = {op.name: op for op in (
     TERMINAL_LIST, TERMINAL_NEW, TERMINAL_CLOSE, TERMINAL_RENAME, TERMINAL_RESTART, TERMINAL_READ,
-    TERMINAL_CELLS, TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, HOST_PING, HOST_INFO, HOST_SHUTDOWN, LOG_TAIL, BOT_CHAT,
-    AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET, UI_ATTACH,
+    TERMINAL_CELLS, TERMINAL_SEND, TERMINAL_KEY, TERMINAL_WAIT, TERMINAL_EXPLAIN, HOST_PING, HOST_INFO, HOST_SHUTDOWN,
+    LOG_TAIL, BOT_CHAT, AGENT_ASK, AGENT_STATUS, AGENT_CANCEL, AGENT_RESET, UI_ATTACH,
 )}

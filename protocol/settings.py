@@ -140,6 +140,42 @@ class PeerSettings(_Section):
     """Continuation runs a single peer may start per minute (AI-to-AI loop safety)."""
 
 
+class NotifySettings(_Section):
+    """When a tab needs the user: the host publishes a notification event for each of the
+    moments below that is on; the TUI shows the ones it is told to in the ways below."""
+
+    waiting: bool = True
+    """A tab enters `waiting`: it asks the user (a permission prompt, a question, a sign-in)."""
+
+    done: bool = True
+    """A tab goes from `working` to `idle`: its agent finished a turn."""
+
+    done_after: float = Field(3.0, ge=0)
+    """Seconds a tab must have been `working` for its return to `idle` to count as done (a
+    shell that prints a line is not news)."""
+
+    program: bool = True
+    """Pass on the desktop notifications a program prints itself (OSC 9, OSC 99, OSC 777)."""
+
+    badge: bool = True
+    """Mark the tab in the tab bar (distinct for waiting and for done-unseen) until you look."""
+
+    toast: bool = True
+    """Show a toast in the TUI."""
+
+    osc9: bool = True
+    """Write OSC 9 (iTerm2, WezTerm, kitty, Windows Terminal) to the terminal the TUI runs in."""
+
+    osc777: bool = True
+    """Write OSC 777 (urxvt, Ghostty, foot, VTE) to the terminal the TUI runs in."""
+
+    bell: bool = True
+    """Ring the bell (BEL) of the terminal the TUI runs in."""
+
+    background_only: bool = True
+    """Only for tabs that are not in front in the TUI (a tab you are looking at needs no badge)."""
+
+
 class UiSettings(_Section):
     panel: Literal["right", "bottom", "hidden"] = "right"
     """Where the agent panel docks."""
@@ -159,6 +195,7 @@ class Settings(_Section):
     terminal: TerminalSettings = TerminalSettings()
     coordinator: CoordinatorSettings = CoordinatorSettings()
     peers: PeerSettings = PeerSettings()
+    notify: NotifySettings = NotifySettings()
     ui: UiSettings = UiSettings()
     keys: KeySettings = KeySettings()
 

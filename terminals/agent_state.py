@@ -42,6 +42,7 @@ class ScreenFacts:
     exited: bool = False
     exit_code: int | None = None
     command: Sequence[str] = ()  # the tab's command, or the PTY's foreground command when known
+    leader_in_front: bool = False  # the tab's own program holds the terminal: nothing it started runs
 
 
 class Verdict(NamedTuple):
@@ -193,10 +194,10 @@ def _clip(text: str) -> str:
 
 
 def evaluate(profile: AgentProfile, facts: ScreenFacts, recent: Sequence[Notification] = (),
-             recognised: bool = False) -> tuple[Verdict, Rule | None]:
+             recognised: bool = False, view: _View | None = None) -> tuple[Verdict, Rule | None]:
     """The first rule of `profile` that holds for `facts`, and the verdict it gives. `recent` are
     the remembered signals; `recognised` says whether a screen rule has matched before."""
-    view = _View(facts, recent, recognised)
+    view = view or _View(facts, recent, recognised)
     for rule in profile.rules:
         evidence = check(rule, view)
         if evidence is not None:
@@ -230,14 +231,18 @@ class AgentStateDetector:
         self.since: float | None = None  # when the current state began
         self.recheck_at: float | None = None  # evaluate again then, even if the screen is unchanged
         self.recognised = False  # a rule matched on the program's screen, title or signals
+        self.rule: Rule | None = None  # the rule that gave the verdict (None: no rule held)
+        self.identified_by = "default"  # how the kind was known: command, title, screen, default
         self._recent: deque[Notification] = deque(maxlen=32)
 
     def evaluate(self, facts: ScreenFacts) -> Verdict:
         self._recent.extend(facts.notifications)
         while self._recent and facts.now - self._recent[0].at > SIGNAL_MEMORY:
             self._recent.popleft()
-        profile = self.profile_for(facts)
-        verdict, rule = evaluate(profile, facts, self._recent, self.recognised)
+        view = _View(facts, self._recent, self.recognised)  # regions cut once, for signatures and rules
+        profile = self.profile_for(facts, view)
+        verdict, rule = evaluate(profile, facts, view=view)
+        self.rule = rule
         self.recognised = self.recognised or (rule is not None and rule.recognises)
         if verdict.state != self.verdict.state or self.since is None:
             self.since = facts.now
@@ -245,24 +250,30 @@ class AgentStateDetector:
         self.recheck_at = next_change(profile, facts, self._recent)
         return verdict
 
-    def profile_for(self, facts: ScreenFacts) -> AgentProfile:
+    def profile_for(self, facts: ScreenFacts, view: _View | None = None) -> AgentProfile:
         """The kind named by the command, else the agent whose signature shows, else shell.
 
         In a tab whose command is a shell, a title proves nothing (shells seldom reset the title
         a program left behind), so only screen signatures count there; and an agent's last frame
         stays on screen after it exits: the PTY's foreground command, when the caller passes it
-        as `facts.command`, is what tells them apart."""
+        as `facts.command`, is what tells them apart -- a shell that holds its own terminal
+        (`leader_in_front`) is at its prompt, so no signature counts then."""
         profiles = self.rulebook.profiles
         kind = self.rulebook.identify(facts.command)
-        if kind is not None and kind != FALLBACK_KIND:
+        if kind is not None and (kind != FALLBACK_KIND or facts.leader_in_front):
+            self.identified_by = "command"  # a shell at its own prompt runs no agent, whatever the screen shows
             return profiles[kind]
-        view = _View(facts, ())
+        view = view or _View(facts, ())
         titles = kind is None
         for candidate in _ordered(profiles, self.verdict.kind):  # last time's kind first: no flapping
             profile = profiles[candidate]
-            if titles and profile.signature_title and profile.signature_title.search(facts.title) or \
-                    profile.signature and profile.signature.search(view.text(profile.signature_region)):
+            if titles and profile.signature_title and profile.signature_title.search(facts.title):
+                self.identified_by = "title"
                 return profile
+            if profile.signature and profile.signature.search(view.text(profile.signature_region)):
+                self.identified_by = "screen"
+                return profile
+        self.identified_by = "command" if kind == FALLBACK_KIND else "default"
         return profiles[FALLBACK_KIND]
 
 

@@ -2,9 +2,9 @@
 
 A restarted tab keeps what its last program printed: the screen leaves the alternate buffer,
 drops the modes the old program set (pen, margins, origin, insert, cursor keys, bracketed
-paste, mouse and focus reporting, the title), and prints the divider on the line below the
-old output; the new program starts under it and the old lines scroll into the history as
-usual.
+paste, mouse and focus reporting, the title), prints the divider on the line below the old
+output and scrolls it to the top row, the old output into the history; the new program starts
+under it.
 """
 
 from __future__ import annotations
@@ -40,3 +40,9 @@ def restart(screen: Any, text: str) -> None:
     # Home, down to the row below the old output (scrolling it up when that is past the
     # bottom), the rule, and the next line for the new program.
     screen.feed(b"\x1b[H" + b"\r\n" * below + line(text, screen.cols) + b"\r\n")
+    # Then scroll the old output into the history, so the rule is the top row: the new program
+    # gets the screen below it, and whoever reads the screen (the agent-state detector, a
+    # peer's `terminal-read --lines 5`) sees the new program, not the last words of the old.
+    rule_row = screen.cursor[0] - 1
+    if rule_row > 0:
+        screen.feed(f"\x1b[{screen.rows};1H".encode() + b"\n" * rule_row + b"\x1b[2;1H")

@@ -24,6 +24,7 @@ import avt
 from . import clusters
 from .history import PlainHistory
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
+from .screen_agent import AgentHooks
 from .screen_fixes import FIXES, ScreenFixes
 from .sequences import ModeScanner
 from .vt_limits import RepeatClamp
@@ -71,6 +72,7 @@ class Screen(ScreenFixes):
         self._dirty: set[int] = set(range(rows))
         self._history = 0
         self._history_checked = 0.0
+        self.agent = AgentHooks(rows)  # what agent-state detection reads (screen_agent)
 
     # -- input -----------------------------------------------------------------------------
 
@@ -83,6 +85,7 @@ class Screen(ScreenFixes):
         queries: dict[int, list[str]] = {}
         for query in self._modes.scan(text):
             queries.setdefault(query.end, []).append(query.kind)
+        self.agent.scan(text)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text)
@@ -120,6 +123,7 @@ class Screen(ScreenFixes):
         if text:
             changed, evicted = self._vt.feed_str(text)
             self._dirty.update(changed)
+            self.agent.changed(changed)
             self._keep_plain(evicted)
 
     def _keep_plain(self, evicted: list[avt.Line]) -> None:
@@ -138,6 +142,7 @@ class Screen(ScreenFixes):
         self._keep_plain(evicted)
         self._cols, self._rows = cols, rows
         self._dirty = set(range(rows))
+        self.agent.changed(range(rows))
         self._history_checked = 0.0
 
     # -- state -----------------------------------------------------------------------------
@@ -185,6 +190,10 @@ class Screen(ScreenFixes):
     def total_lines(self) -> int:
         self._history_checked = 0.0
         return self.history + self._rows
+
+    def visible_rows(self) -> list[str]:
+        """The visible rows as plain text, top first (cached per row; see screen_agent)."""
+        return self.agent.rows(self._vt.view)
 
     # -- output ----------------------------------------------------------------------------
 

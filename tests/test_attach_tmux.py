@@ -195,7 +195,10 @@ def test_keys_reach_the_program_and_the_prefix_commands_work(tiki_env, tmp_path)
         wait_until(lambda: 'panel = "bottom"' in (Path(tiki_env["TIKI_CONFIG_DIR"]) / "ui.toml").read_text()
                    if (Path(tiki_env["TIKI_CONFIG_DIR"]) / "ui.toml").exists() else False, 10, 0.1, what="panel")
         outer.keys("w0", "C-\\", "1", "C-\\", "r")  # restart the logger
-        wait_until(lambda: read(tiki_env, "log").strip() == "logger ready", 15, 0.1, what="a fresh logger")
+        # a fresh logger under the restart's divider (the old one's output above it, in the history)
+        wait_until(lambda: "── restarted" in (text := read(tiki_env, "log"))
+                   and text.split("── restarted")[-1].split("\n", 1)[-1].strip() == "logger ready",
+                   15, 0.1, what="a fresh logger")
         wait_until(lambda: "read " not in outer.screen("w0"), 15, 0.1, what="the UI to show the fresh logger")
         outer.keys("w0", "C-\\", "a")  # the agent panel: CHT mode types the line into the tab
         outer.literal("w0", "cht")

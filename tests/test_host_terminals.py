@@ -25,10 +25,12 @@ def test_terminal_list_json_shape(serve):
     tabs = host.json("terminal-list")["terminals"]
     assert [t["name"] for t in tabs] == ["sh"]
     tab = tabs[0]
-    assert set(tab) == {"id", "name", "command", "cwd", "role", "running", "exit_code", "activity", "active", "failed"}
+    assert set(tab) == {"id", "name", "command", "cwd", "role", "running", "exit_code", "activity", "active", "failed",
+                        "agent"}
     assert tab["failed"] is None
     assert tab["role"] == "shell" and tab["running"] is True and tab["exit_code"] is None
     assert tab["activity"] in ("idle", "busy") and tab["active"] is True
+    assert set(tab["agent"]) == {"kind", "state", "since", "reason"} and tab["agent"]["kind"] == "shell"
 
 
 def test_korean_text_round_trips(serve):

@@ -52,6 +52,7 @@ def test_bad_arguments_are_refused_before_any_handler_runs(serve):
         ("terminal.send", {"name": "sh", "text": "x", "enter": "yes"}, "'enter' must be true or false"),
         ("terminal.new", {"name": "x", "role": "robot"}, "'role' must be one of 'peer', 'shell'"),
         ("terminal.key", {"name": "sh", "keys": []}, "'keys' must be a non-empty list"),
+        ("terminal.wait", {"name": "sh", "until": "done"}, "'until' must be one of 'waiting', 'idle', 'exited'"),
         ("bot.chat", {"message": "hi", "from": ""}, "'from' must be a non-empty string"),
         ("host.ping", {"verbose": True}, "unknown argument 'verbose' (arguments: none)"),
     ]:
@@ -69,7 +70,8 @@ def test_real_replies_match_their_documented_shape(serve):
         (ops.TERMINAL_LIST, {}), (ops.TERMINAL_READ, {"name": "sh", "lines": 5}),
         (ops.TERMINAL_SEND, {"name": "sh", "text": "echo shape"}), (ops.TERMINAL_KEY, {"name": "sh", "keys": ["up"]}),
         (ops.TERMINAL_CELLS, {"name": "sh"}), (ops.TERMINAL_SEND, {"name": "sh", "text": "x", "literal": True}),
-        (ops.TERMINAL_WAIT, {"name": "sh", "idle_ms": 50}), (ops.TERMINAL_NEW, {"name": "two", "role": "shell"}),
+        (ops.TERMINAL_WAIT, {"name": "sh", "idle_ms": 50}), (ops.TERMINAL_WAIT, {"name": "sh", "until": "idle"}),
+        (ops.TERMINAL_EXPLAIN, {"name": "sh"}), (ops.TERMINAL_NEW, {"name": "two", "role": "shell"}),
         (ops.TERMINAL_RENAME, {"name": "two", "new_name": "deux"}), (ops.TERMINAL_RESTART, {"name": "deux"}),
         (ops.TERMINAL_CLOSE, {"name": "deux"}), (ops.HOST_PING, {}), (ops.HOST_INFO, {}), (ops.LOG_TAIL, {"last": 3}),
         (ops.BOT_CHAT, {"message": "DONE(shape, checked)", "from": "tester"}), (ops.AGENT_CANCEL, {}),

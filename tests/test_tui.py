@@ -81,7 +81,9 @@ async def test_mode_cycling_skips_ai_without_a_coordinator(tmp_path):
         stop(app)
 
 
-async def test_cht_mode_types_then_enter_as_a_separate_write(tmp_path):
+async def test_cht_mode_types_through_the_hosts_policy_text_then_enter(tmp_path):
+    """CHT goes through the tab's outbox like every other sender (actors/tabs/outbox): the text
+    whole, then Enter as its own write once the echo settled."""
     log = tmp_path / "reads.jsonl"
     app = make_app(tmp_path, logger_tab(log))
     try:
@@ -92,18 +94,13 @@ async def test_cht_mode_types_then_enter_as_a_separate_write(tmp_path):
             await until(pilot, lambda: any(r["data"] == "\r" for r in reads(log)), what="enter")
             short = reads(log)
             assert "".join(r["data"] for r in short[:-1]) == "short line" and short[-1]["data"] == "\r"
-            assert short[-1]["t"] - short[-2]["t"] >= 0.19  # Enter 200 ms after the text
+            assert short[-1]["t"] > short[-2]["t"]  # Enter after the text, never glued to it
             long_text = "x" * 450
             app.query_one("#agent-input").value = long_text
             await pilot.press("enter")
             await until(pilot, lambda: len([r for r in reads(log) if r["data"] == "\r"]) == 2, what="second enter")
-            chunked = reads(log)[len(short):]
-            text_reads = chunked[:-1]
-            assert "".join(r["data"] for r in text_reads) == long_text
-            assert [len(r["data"]) for r in text_reads] == [200, 200, 50]  # 200-character chunks
-            gaps = [b["t"] - a["t"] for a, b in zip(text_reads, text_reads[1:])]
-            assert all(gap >= 0.045 for gap in gaps)  # 50 ms apart
-            assert chunked[-1]["t"] - text_reads[-1]["t"] >= 0.29  # Enter 300 ms after the last chunk
+            rest = reads(log)[len(short):]
+            assert "".join(r["data"] for r in rest[:-1]) == long_text and rest[-1]["data"] == "\r"
     finally:
         stop(app)
 

@@ -3,6 +3,12 @@
 Every outcome is a single-level JSON result the model can act on; failures are results too
 (`{"ok": false, "error": "no tab named 'Claud'; tabs are: Claude, sh"}`), never exceptions
 that end the run. Typing into a shell tab needs the user's consent (see `consent`).
+
+A tab's agent state decides how a send goes (actors/tabs/outbox): into a working agent the text
+is queued and typed when it is idle (the result says `delivery`: delivered, or still queued
+after `SEND_WAIT` s); an agent waiting for its user refuses it, and the result carries
+`peer_waiting` with the screen that shows what it asks, so the model can tell the user. A
+`wait` wakes as soon as a peer tab enters `waiting` (see `agent_wait`).
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from typing import Any, Callable
 import pykka
 
 from ...protocol.toolcall import Action
-from ..tabs import keyboard
 from ..errors import TikiError
+from ..tabs.outbox import PeerWaiting
+from .agent_wait import PeerWatch
 from .consent import Consent
 from .inbox import PeerInbox
 from .limits import ASK
@@ -31,6 +38,7 @@ class ToolExecutor:
         self._inbox = inbox
         self._send_filter = send_filter
         self._budget: Budget | None = None
+        self._peers = PeerWatch(host)
 
     def run(self, action: Action, *, run_id: str, allow_shell: bool, cancel: threading.Event,
             budget: Budget | None = None) -> dict[str, Any]:
@@ -60,7 +68,8 @@ class ToolExecutor:
     @staticmethod
     def overview(rows: list[dict[str, Any]]) -> str:
         """The tabs in one line, for the request: "which tabs are open" needs no tool."""
-        return "; ".join(f"{r['name']} ({r['role']}: {r['command'] or '?'}, {r['state']}, {r['activity']}"
+        return "; ".join(f"{r['name']} ({r['role']}: {r['command'] or '?'}, {r['state']}, "
+                         f"{r['agent']['state'] if 'agent' in r else r['activity']}"
                          + (f", {r['handshake']}" if "handshake" in r else "") + ")" for r in rows) or "none"
 
     def _list_terminals(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
@@ -72,6 +81,10 @@ class ToolExecutor:
             row = {"name": tab.name, "command": " ".join(tab.command), "role": tab.role,
                    "state": "running" if tab.running else f"exited ({tab.exit_code})",
                    "activity": tab.activity}
+            if tab.agent:  # what the tab's program is doing: working, waiting for its user, idle, ...
+                row["agent"] = {"kind": tab.agent["kind"], "state": tab.agent["state"],
+                                "for_s": round(max(0.0, time.time() - (tab.agent["since"] or time.time()))),
+                                "reason": tab.agent["reason"]}
             if tab.role == "peer":
                 row["handshake"] = states.get(tab.name, {}).get("handshake", "not_connected")
             rows.append(row)
@@ -105,8 +118,12 @@ class ToolExecutor:
         # by a filter (peer text, headers). Peer tabs get the first-contact header this way.
         if handle.role != "shell":
             text = filtered
-        sent = keyboard.send_text(handle.terminal, text)
-        return {"ok": True, "tab": handle.name, "screen_changed": sent["changed"]}
+        try:
+            outcome = self._peers.send(handle, text, cancel)
+        except PeerWaiting as exc:
+            return {"ok": False, "error": exc.message.split(" It shows:")[0],
+                    "peer_waiting": {"tab": exc.tab, "screen": exc.screen}}
+        return {"ok": True, "tab": handle.name, **outcome}
 
     def _send_key(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         handle = self._handle(args["tab"])
@@ -119,8 +136,10 @@ class ToolExecutor:
 
     def _wait(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         start = time.monotonic()
-        messages = self._inbox.wait(args["seconds"], cancel)
+        messages, waiting = self._peers.wait(self._inbox, args["seconds"], cancel)
         result: dict[str, Any] = {"ok": True, "waited": round(time.monotonic() - start, 2)}
         if messages:
             result["peer_messages"] = messages
+        if waiting:
+            result["peer_waiting"] = waiting
         return result

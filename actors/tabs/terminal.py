@@ -1,11 +1,11 @@
 """One actor per tab: it owns the tab's PTY child and its emulated screen.
 
-Four threads serve a tab. The actor's own thread answers requests (snapshot, read, resize,
-restart). A reader, a writer and a notifier (see `terminal_io`) run under the host's
-supervisor: a reader that raises is restarted on the same PTY, and a part that keeps failing
-marks the tab failed (shown in `status()`) until `restart()`. Input goes through a queue to
-the writer, so a child that stops reading can never block the actor; senders that need to know
-wait on the write's ticket.
+Five threads serve a tab. The actor's own thread answers requests (snapshot, read, resize,
+restart). A reader, a writer, a notifier (see `terminal_io`) and the agent-state detector
+(`terminal_agent`) run under the host's supervisor: a reader that raises is restarted on the
+same PTY, and a part that keeps failing marks the tab failed (shown in `status()`) until
+`restart()`. Input goes through a queue to the writer, so a child that stops reading can never
+block the actor; senders that need to know wait on the write's ticket.
 
 A tab is running until its child process has exited (not merely closed its terminal); closing
 it ends every process of the child's session.
@@ -23,11 +23,14 @@ from ...protocol.settings import TerminalSettings
 from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
 from ...terminals.grid import grid
+from ...terminals.foreground import ForegroundCommand
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
 from ..events import ActorFailed, EventBus, TabExited
 from ..supervisor import SupervisedActor, Supervisor
+from .agent_watch import AgentConfig
+from .terminal_agent import TerminalAgent
 from .terminal_io import TerminalThreads, _ChildExited, _GaveUp
 from .writes import TabFailed, WriteTicket
 
@@ -50,9 +53,9 @@ class TabSpec:
     base_env: dict[str, str]
 
 
-class TerminalActor(TerminalThreads, SupervisedActor):
+class TerminalActor(TerminalAgent, TerminalThreads, SupervisedActor):
     def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, *,
-                 supervisor: Supervisor | None = None) -> None:
+                 supervisor: Supervisor | None = None, agent: AgentConfig | None = None) -> None:
         super().__init__()
         self.spec = spec
         self._settings = settings
@@ -73,12 +76,14 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         self._watchers: tuple[Any, ...] = ()  # rows are styled only while a UI shows this tab
         self._stopping = threading.Event()
         self._writes: queue.Queue[tuple[int, bytes, WriteTicket] | None] = queue.Queue()
+        self._init_agent(agent or AgentConfig.default())  # see terminal_agent
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def on_start(self) -> None:
         self._supervise("notifier", self._notify_loop)
         self._supervise("writer", self._write_loop)
+        self._supervise("detector", self._agent.run, self._stopping)
 
     def start_child(self) -> int:
         """Spawn the tab's command; raises SpawnFailed with the reason (asked by the workspace,
@@ -97,6 +102,8 @@ class TerminalActor(TerminalThreads, SupervisedActor):
     def _shutdown(self) -> None:
         self._stopping.set()
         self._dirty.set()
+        self._agent.wake()
+        self._outbox.close("the tab was closed")
         self._writes.put(None)
         if self._pty is not None:
             self._pty.kill()  # every process of the tab's session, then the PTY
@@ -116,6 +123,8 @@ class TerminalActor(TerminalThreads, SupervisedActor):
             raise SpawnFailed(f"cannot start tab '{spec.name}': {exc}") from None
         self._generation += 1
         self._pty, self._running, self._exit_code = pty, True, None
+        self._started_at, self._foreground = time.monotonic(), ForegroundCommand(pty.pid)
+        self._agent.reset()
         self._supervisor.forget(self._thread_name("reader"))  # a new child starts with a clean record
         self._supervise("reader", self._read_loop, pty, self._generation)
 
@@ -127,13 +136,15 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         if old is not None:
             old.kill()
         with self._lock:
-            divider.restart(self._screen, divider.label())
-        if self._failed is not None:
-            self._failed = None
-            for part in ("notifier", "writer"):  # a part the supervisor gave up on runs again
-                if self._supervisor.state(self._thread_name(part)) == "failed":
-                    self._supervisor.forget(self._thread_name(part))
-                    self._supervise(part, self._notify_loop if part == "notifier" else self._write_loop)
+            divider.restart(self._screen, divider.label())  # the old output stays above a divider
+            self._last_output = 0.0
+        self._failed = None
+        parts = {"notifier": (self._notify_loop,), "writer": (self._write_loop,),
+                 "detector": (self._agent.run, self._stopping)}
+        for part, body in parts.items():  # a part the supervisor gave up on runs again
+            if self._supervisor.state(self._thread_name(part)) == "failed":
+                self._supervisor.forget(self._thread_name(part))
+                self._supervise(part, *body)
         self._spawn()
         self._dirty.set()
 
@@ -144,7 +155,11 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         if isinstance(message, _ChildExited) and message.generation == self._generation:
             self._running, self._exit_code = False, message.code
             self._dirty.set()
+            self._agent.wake()
             self._bus.publish(TabExited(self.spec.tab_id, self.spec.name, message.code))
+        elif isinstance(message, _GaveUp) and message.part == "detector":
+            # input and output still work: the tab's state is unknown, not the tab failed
+            self._bus.publish(ActorFailed(f"tab '{self.spec.name}' agent-state detector", message.reason))
         elif isinstance(message, _GaveUp) and not self._stopping.is_set():
             self._failed = f"{message.part}: {message.reason}"
             if message.part == "writer":
@@ -250,7 +265,8 @@ class TerminalActor(TerminalThreads, SupervisedActor):
         with self._lock:
             busy = self._last_output and time.monotonic() - self._last_output < BUSY_WINDOW
         return {"running": self._running, "exit_code": self._exit_code,
-                "activity": "busy" if busy else "idle", "failed": self._failed}
+                "activity": "busy" if busy else "idle", "failed": self._failed, "agent": self._agent.view.row()}
+
 
     def output_counter(self) -> int:
         with self._lock:

@@ -87,6 +87,7 @@ class TerminalThreads:
             if replies:  # device-status answers go straight back, ahead of queued input
                 self._safe_write(pty, replies, REPLY_TIMEOUT)
             self._dirty.set()
+            self._agent.wake()  # type: ignore[attr-defined]  # the detector looks again soon
         # The PTY is drained or closed, but a child that closed its stdio may run on: the tab
         # is running until the process exits (woken by its pidfd, or by kill()).
         code = pty.wait()

@@ -4,7 +4,7 @@ It creates, closes, renames and restarts tabs (each a `TerminalActor`), knows wh
 which `TIKI_TAB_TOKEN`, and saves every change to the workspace file in use so the next launch
 restores the same tabs.
 
-The tabs live in a `WorkspaceState` the host creates, not in the actor: when the actor fails
+The tabs live in a `WorkspaceState` (workspace_state) the host creates, not in the actor: when the actor fails
 the supervisor starts a new one on the same state and no tab is lost. Terminal actors are
 supervised too; one that dies is not restarted behind the user's back (its program would
 start over) but marked failed, with the reason, until the user restarts the tab.
@@ -13,8 +13,6 @@ start over) but marked failed, with the reason, until the user restarts the tab.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,48 +24,11 @@ from ..errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
 from ..event_log import EventLog
 from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
 from ..supervisor import ActorSlot, SupervisedActor, Supervisor
+from .agent_watch import AgentConfig
 from .terminal import TabSpec, TerminalActor
+from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, tab_info  # noqa: F401 - re-exported
 from .workspace_file import TabEntry, default_role, default_shell, save_workspace
 from ...protocol.limits import ASK
-
-NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
-
-
-@dataclass(frozen=True)
-class TabHandle:
-    """A tab as callers use it: identity plus a proxy to its terminal actor."""
-
-    id: int
-    name: str
-    role: str
-    command: list[str]
-    terminal: Any  # ActorProxy[TerminalActor]
-
-
-@dataclass
-class _Tab:
-    id: int
-    name: str
-    command: list[str]
-    cwd: str
-    role: str
-    token: str
-    slot: ActorSlot  # the terminal actor, watched by the supervisor
-    former_names: list[str] = field(default_factory=list)
-
-    @property
-    def ref(self) -> pykka.ActorRef[TerminalActor]:
-        return self.slot.ref
-
-
-@dataclass
-class WorkspaceState:
-    """The tabs, kept outside the actor so that a restarted workspace actor finds them."""
-
-    tabs: list[_Tab] = field(default_factory=list)
-    next_id: int = 1
-    active: int | None = None
-
 
 class WorkspaceActor(SupervisedActor):
     def __init__(
@@ -81,6 +42,7 @@ class WorkspaceActor(SupervisedActor):
         socket: str,
         bin_dir: str | None,
         save_path: Path | None,
+        agent: AgentConfig | None = None,
     ) -> None:
         super().__init__()
         self._state = state
@@ -91,6 +53,7 @@ class WorkspaceActor(SupervisedActor):
         self._socket = socket
         self._bin_dir = bin_dir
         self._save_path = save_path
+        self._agent = agent  # the agent-state rules, loaded once by the host, for every tab
         self._unsubscribe = lambda: None
 
     @property
@@ -182,33 +145,7 @@ class WorkspaceActor(SupervisedActor):
         return tab.name if tab else None
 
     def list_tabs(self) -> list[TabInfo]:
-        infos = []
-        for tab in self._tabs:
-            status = self._terminal_status(tab)
-            infos.append(
-                TabInfo(
-                    id=tab.id,
-                    name=tab.name,
-                    command=list(tab.command),
-                    cwd=tab.cwd,
-                    role=tab.role,
-                    running=status["running"],
-                    exit_code=status["exit_code"],
-                    activity=status["activity"],
-                    active=tab.id == self._state.active,
-                    failed=status.get("failed"),
-                )
-            )
-        return infos
-
-    def _terminal_status(self, tab: _Tab) -> dict[str, Any]:
-        try:
-            return tab.slot.proxy.status().get(timeout=ASK)
-        except (pykka.ActorDeadError, pykka.Timeout) as exc:
-            # A dead terminal actor is a failed tab until the user restarts it.
-            health = self._supervisor.health().get(f"tab:{tab.id}", {})
-            reason = health.get("last_error") or f"its terminal does not answer ({type(exc).__name__})"
-            return {"running": False, "exit_code": None, "activity": "idle", "failed": reason}
+        return [tab_info(tab, self._state.active, self._supervisor) for tab in self._tabs]
 
     def _info(self, tab: _Tab) -> TabInfo:
         return next(info for info in self.list_tabs() if info.id == tab.id)
@@ -259,7 +196,8 @@ class WorkspaceActor(SupervisedActor):
 
         slot = self._supervisor.actor(
             f"tab:{spec.tab_id}",
-            lambda: TerminalActor.start(spec, self._settings, self._bus, supervisor=self._supervisor),
+            lambda: TerminalActor.start(spec, self._settings, self._bus, supervisor=self._supervisor,
+                                        agent=self._agent),
             restart=False, on_give_up=gone,
         )
         try:

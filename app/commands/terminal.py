@@ -1,11 +1,15 @@
-"""`tiki terminal-*`: list, create, close, rename, restart, read, type into and wait on tabs."""
+"""`tiki terminal-*`: list, create, close, rename, restart, read, type into and wait on tabs; and
+`tiki explain`, a tab's agent state and the rule that decided it."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from typing import Any, Mapping
 
 from ...protocol import ops
+from ...protocol.limits import QUEUE_FOR
 from ..output import print_json, request
 
 
@@ -54,6 +58,12 @@ def add_commands(sub: Any) -> None:
     p.add_argument("text", nargs="+", help="words are joined with spaces")
     p.add_argument("--no-enter", action="store_true", help="type the text without pressing Enter")
     p.add_argument("--literal", action="store_true", help="type the text as keystrokes, never as a paste")
+    p.add_argument("--now", action="store_true",
+                   help="type at once, even into an agent that is working or waiting for its user")
+    p.add_argument("--no-wait", action="store_true",
+                   help="return once the text is queued for a working agent (the host types it when idle); "
+                        "the default inside a tab, so two peers never wait on each other")
+    p.add_argument("--wait", action="store_true", help="inside a tab too, return only once the text was typed")
     p.set_defaults(func=cmd_send)
 
     p = sub.add_parser("terminal-key", help="press keys in a tab (enter, esc, f5, ctrl+c, alt+x, ctrl+left, q, ...)",
@@ -70,7 +80,14 @@ def add_commands(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--idle-ms", type=int, default=1500, help="quiet time that counts as idle (default 1500)")
     p.add_argument("--timeout-ms", type=int, default=60000, help="give up after this long (default 60000; exit 4)")
+    p.add_argument("--until", choices=("waiting", "idle", "exited", "working"),
+                   help="wait for this agent state instead of quiet output (see `tiki explain`)")
     p.set_defaults(func=cmd_wait)
+
+    p = sub.add_parser("explain", help="a tab's agent state, the rule that matched and what it matched")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_explain)
 
 
 def _simple(op: ops.Op, args: Mapping[str, Any], message: str) -> int:
@@ -92,7 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for tab in rows:
         state = "running" if tab["running"] else f"exited ({tab['exit_code']})"
         mark = "*" if tab["active"] else " "
-        print(f"{mark} {tab['name']:<{width}}  {tab['role']:<5}  {state:<12} {tab['activity']:<4}  {' '.join(tab['command'])}")
+        agent = f"{tab['agent']['kind']}:{tab['agent']['state']}"
+        print(f"{mark} {tab['name']:<{width}}  {tab['role']:<5}  {state:<12} {agent:<16} {' '.join(tab['command'])}")
     return 0
 
 
@@ -124,8 +142,26 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    code, _ = request(ops.TERMINAL_SEND, ops.TabSend(name=args.name, text=" ".join(args.text), enter=not args.no_enter,
-                                                     literal=args.literal))
+    payload = ops.TabSend(name=args.name, text=" ".join(args.text), enter=not args.no_enter,
+                          literal=args.literal)
+    if args.now:
+        payload["now"] = True
+    if args.no_wait or args.wait:
+        payload["wait"] = bool(args.wait) and not args.no_wait
+
+    def queued(event: dict[str, Any]) -> None:  # on stderr: stdout stays for results
+        if event.get("event") == "queued":
+            print(f"tiki: {event['name']} is {event['state']} ({event['reason']}); queued "
+                  f"(#{event['position']}), typed when it is idle", file=sys.stderr, flush=True)
+
+    code, result = request(ops.TERMINAL_SEND, payload, timeout=QUEUE_FOR + 60, on_event=queued)
+    if code == 0 and result.get("delivery") == "queued":
+        print(f"queued for {result['name']}: the host types it when {result['name']} is idle")
+    elif code == 0 and result.get("queued_ms"):
+        print(f"delivered to {result['name']} after {result['queued_ms'] / 1000:.1f} s in the queue")
+    if code == 0 and result.get("submitted") is False:
+        print(f"tiki: {result['name']} did not show that it took the Enter (sent twice); check it with "
+              f"`tiki terminal-read {result['name']}`", file=sys.stderr)
     return code
 
 
@@ -136,8 +172,38 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 def cmd_wait(args: argparse.Namespace) -> int:
     timeout = args.timeout_ms / 1000 + 10  # the host times out first and says so (exit 4)
-    code, result = request(ops.TERMINAL_WAIT, ops.TabWait(name=args.name, idle_ms=args.idle_ms,
-                                                          timeout_ms=args.timeout_ms), timeout=timeout)
-    if code == 0:
+    payload = ops.TabWait(name=args.name, idle_ms=args.idle_ms, timeout_ms=args.timeout_ms)
+    if args.until:
+        payload["until"] = args.until
+    code, result = request(ops.TERMINAL_WAIT, payload, timeout=timeout)
+    if code == 0 and args.until:
+        print(f"{result['name']} {result['state']} after {result['waited_ms']} ms ({result['reason']})")
+    elif code == 0:
         print(f"{result['name']} idle after {result['waited_ms']} ms")
     return code
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    code, result = request(ops.TERMINAL_EXPLAIN, ops.TabName(name=args.name))
+    if code or args.json:
+        if code == 0:
+            print_json(result)
+        return code
+    r = result
+    ago = max(0.0, time.time() - r["since"])
+    how = {"command": f"from its command `{' '.join(r['command'])}`", "title": "from its window title",
+           "screen": "from its screen", "default": "no agent recognised: the generic rules"}[r["identified_by"]]
+    print(f"{r['name']}: {r['state']} for {ago:.1f} s")
+    print(f"  agent:    {r['kind_name']} ({r['kind']}), {how}")
+    print(f"  rule:     {r['rule']}" + (f" — {r['description']}" if r["description"] else ""))
+    if r["source"]:
+        print(f"  from:     {r['source']}")
+    print(f"  matched:  {r['evidence']}")
+    if r["last_output_s"] is not None:
+        print(f"  output:   last {r['last_output_s']:.1f} s ago"
+              + (f"; rules looked at again in {r['recheck_s']:.1f} s" if r["recheck_s"] is not None else ""))
+    if r["state"] == "waiting" and r["screen"]:
+        print("  screen:\n" + "\n".join(f"    {row}" for row in r["screen"].split("\n")))
+    for error in r["rule_errors"]:
+        print(f"  left out: {error}")
+    return 0

@@ -1,8 +1,9 @@
 """The agent panel: a log and an input line with a mode badge. Shift+Tab cycles the mode.
 
-- CHT: the line is typed into the active tab; Enter follows as a separate write 200 ms later.
-  Text over 200 characters goes in 200-character chunks 50 ms apart, then Enter after 300 ms
-  (AI TUIs drop an Enter that arrives with a paste).
+- CHT: the line is typed into the active tab the way every sender types (the tab's outbox in
+  the host, actors/tabs/outbox): Enter as its own write once the echo settled, and into an
+  agent at least 150 ms later and verified; a working agent gets it when it is idle, and an
+  agent waiting for its user refuses it (the panel says so).
 - KEY: keys are forwarded raw to the active tab, to answer a peer's menu without leaving here.
 - AI: the line is a request to the coordinator; its progress shows in the log. Esc cancels,
   `/reset` starts a new AI session.
@@ -11,8 +12,7 @@
 from __future__ import annotations
 
 import json
-import time
-from typing import Any, Callable
+from typing import Any
 
 from rich.panel import Panel
 from rich.text import Text
@@ -22,47 +22,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
 from ...protocol import ops
-from ...protocol.limits import ASK
+from ...protocol.limits import QUEUE_FOR
+from .. import client
 from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
 from .messages import PanelNote
 
 MODES = ("CHT", "KEY", "AI")
-CHUNK, CHUNK_GAP, ENTER_AFTER, ENTER_AFTER_CHUNKS = 200, 0.05, 0.2, 0.3
-# The pauses are minimums as the child sees them; scheduling jitter between our write and the
-# child's read (2 busy cores) can eat a few ms, so each pause gets a small margin on top.
-MARGIN = 0.02
-
-
-def type_line(write: Callable[[bytes], Any], text: str, sleep: Callable[[float], None] = time.sleep) -> bool:
-    """CHT typing: the text (chunked when long), then Enter as its own write. Returns False
-    when a write could not be sent (`write` returned False).
-
-    `write` may return a pykka future: we wait until the terminal accepted each write before
-    timing the pause, so a slow mailbox cannot squeeze the gap the child sees."""
-
-    delivered = True
-
-    def put(data: bytes) -> None:
-        nonlocal delivered
-        result = write(data)
-        if hasattr(result, "get"):
-            result.get(timeout=ASK)
-        elif result is False:
-            delivered = False
-
-    if len(text) > CHUNK:
-        for start in range(0, len(text), CHUNK):
-            if start:
-                sleep(CHUNK_GAP + MARGIN)
-            put(text[start:start + CHUNK].encode("utf-8"))
-        sleep(ENTER_AFTER_CHUNKS + MARGIN)
-    else:
-        if text:
-            put(text.encode("utf-8"))
-        sleep(ENTER_AFTER + MARGIN)
-    put(b"\r")
-    return delivered
 
 
 class ModeInput(Input):
@@ -169,9 +135,27 @@ class AgentPanel(Vertical):
             self.submit_ai(text.strip())
 
     def _type(self, tab: int, text: str) -> None:
-        client = self.tiki.client
-        if not type_line(lambda data: client.input(tab, data), text):
-            self.post_message(PanelNote("CHT: the connection to the host is gone", "red"))
+        """CHT: the host types the line with its one typing policy (`terminal.send`: a paste,
+        Enter after a gap and verified; into a working agent once it is idle). A request of
+        its own, as `tiki terminal-send` makes: it streams `queued` and may wait minutes."""
+        name = next((t.name for t in self.tiki.tabs if t.id == tab), None)
+        if name is None:
+            self.post_message(PanelNote("CHT: that tab is gone", "red"))
+            return
+
+        def queued(event: dict[str, Any]) -> None:
+            if event.get("event") == "queued":
+                self.post_message(PanelNote(f"CHT: {name} is {event['state']}; your line is queued and typed "
+                                            "when it is idle", "yellow"))
+
+        try:
+            result = client.call(ops.TERMINAL_SEND.name, ops.TabSend(name=name, text=text, wait=True),
+                                 timeout=QUEUE_FOR + 60, on_event=queued, socket_path=self.tiki.client.socket_path)
+        except (client.HostError, client.NoHost, client.ClientTimeout) as exc:
+            self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', None) or exc}", "red"))
+            return
+        if result.get("queued_ms"):
+            self.post_message(PanelNote(f"CHT: typed into {name}", "dim"))
 
     def submit_ai(self, text: str) -> None:
         if not text or not self.tiki.has_coordinator:

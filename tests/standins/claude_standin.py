@@ -8,7 +8,9 @@ glyph, gerund, elapsed seconds and token count, updated ten times a second) → 
 prompt "Do you want to proceed?" with numbered choices, which waits for a key (1/Enter yes,
 3/Esc no) → working again → the answer and "✻ Worked for Ns" at the input box. Ctrl-C twice
 or Ctrl-D at an empty prompt exits. `--speed F` scales every delay (tests use a small F);
-`--notify` also prints the OSC 9 notification Claude sends to terminals it knows.
+`--notify` also prints the OSC 9 notification Claude sends to terminals it knows;
+`--drop-enters N` ignores the first N Enters that would submit a prompt (an Enter swallowed,
+as one glued to a paste can be by a real TUI).
 """
 
 from __future__ import annotations
@@ -103,7 +105,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--notify", action="store_true")
+    parser.add_argument("--drop-enters", type=int, default=0)
     args = parser.parse_args()
+    drops = args.drop_enters
     cols, rows = os.get_terminal_size(1)
     old = termios.tcgetattr(0)
     tty.setraw(0)
@@ -132,7 +136,9 @@ def main() -> None:
                 interrupts = 0
                 if char == "\x04" and not claude.typed:
                     return
-                if char in "\r\n" and claude.typed.strip():
+                if char in "\r\n" and claude.typed.strip() and drops > 0:
+                    drops -= 1  # swallowed: the text stays in the input box
+                elif char in "\r\n" and claude.typed.strip():
                     prompt, claude.typed = claude.typed, ""
                     claude.turn(prompt, turns)
                     turns += 1

@@ -7,12 +7,15 @@ type a prompt, Enter → "• Working (Ns • esc to interrupt)" with a braille 
 ("⠙ <prompt> | <folder>") → with `--approve`, the approval overlay "Would you like to run the
 following command?" (title "[ ! ] Action Required | …"), which waits for y/Enter or n/Esc →
 working again → "• Done: …" and "Worked for Ns • HH:MM" above the composer. Ctrl-C twice or
-Ctrl-D exits. `--speed F` scales every delay.
+Ctrl-D exits. `--speed F` scales every delay. Like the real one it reads keys while it works
+(they go into the composer); `--log FILE` appends a JSON line for every input it reads, with
+what it was doing then (idle, working, approval), so a test can tell when text arrived.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import select
 import termios
@@ -27,10 +30,20 @@ def out(text: str) -> None:
     os.write(1, text.encode())
 
 
-def read_key() -> bytes:
+LOG: str | None = None
+
+
+def log(state: str, data: bytes) -> bytes:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"at": time.time(), "state": state, "text": data.decode(errors="replace")}) + "\n")
+    return data
+
+
+def read_key(state: str = "idle") -> bytes:
     while True:
         if select.select([0], [], [], 0.5)[0]:
-            return os.read(0, 64)
+            return log(state, os.read(0, 64))
 
 
 class Codex:
@@ -68,7 +81,9 @@ class Codex:
             elapsed = int(time.monotonic() - started)
             self.draw([f"• {BOLD}Working{RESET} {DIM}({elapsed}s • esc to interrupt){RESET}", ""] + self.composer())
             tick += 1
-            time.sleep(0.1)
+            if select.select([0], [], [], 0.1)[0]:  # typing while it works goes into the composer
+                data = log("working", os.read(0, 64)).replace(b"\x1b[200~", b"").replace(b"\x1b[201~", b"")
+                self.typed += "".join(c for c in data.decode(errors="replace") if c >= " ")
 
     def approval(self, task: str) -> bytes:
         blink = 0
@@ -84,7 +99,7 @@ class Codex:
             out(f"\x1b]0;[ {'!' if blink % 2 == 0 else '.'} ] Action Required | {task} | {self.folder}\x07")
             blink += 1
             if select.select([0], [], [], 0.5)[0]:
-                return os.read(0, 64)
+                return log("approval", os.read(0, 64))
 
     def turn(self, task: str, approve: bool) -> None:
         self.transcript += [f"› {task}", ""]
@@ -107,7 +122,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--approve", action="store_true")
+    parser.add_argument("--log")
     args = parser.parse_args()
+    global LOG
+    LOG = args.log
     old = termios.tcgetattr(0)
     tty.setraw(0)
     codex = Codex(os.get_terminal_size(1).lines, args.speed)

@@ -1,4 +1,5 @@
-"""IPC handlers for tabs: list, new, close, rename, restart, read, cells, send, key, wait.
+"""IPC handlers for tabs: list, new, close, rename, restart, read, cells, key (send, wait and explain,
+which depend on the tab's agent state, are in `agent`).
 
 Arguments arrive checked against their schema in `protocol.ops` (types, bounds, no unknown
 keys); what is left here is what only the host can judge (a tab's name exists, a key name).
@@ -11,8 +12,8 @@ from typing import Any
 from ....protocol import ops
 from ....protocol.limits import ASK
 from ...errors import BadArguments
-from ...tabs import keyboard
 from ..context import OpContext
+from .agent import explain, send, wait
 
 
 def _handle(ctx: OpContext, args: dict[str, Any]) -> Any:
@@ -55,15 +56,6 @@ def cells(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"name": handle.name, **handle.terminal.cells().get(timeout=ASK)}
 
 
-def send(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    text, enter = args["text"], args.get("enter", True)
-    timeout_ms = args.get("timeout_ms", round(keyboard.SEND_TIMEOUT * 1000))
-    handle = _handle(ctx, args)
-    result = keyboard.send_text(handle.terminal, text, enter=enter, name=handle.name, timeout=timeout_ms / 1000,
-                                literal=args.get("literal", False))
-    return {"name": handle.name, **result}
-
-
 def key(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     keys = args["keys"]
     from ....terminals.keys import UnknownKey, key_bytes
@@ -79,15 +71,8 @@ def key(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"name": handle.name, "sent": keys}
 
 
-def wait(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
-    idle_ms, timeout_ms = args.get("idle_ms", 1500), args.get("timeout_ms", 60_000)
-    handle = _handle(ctx, args)
-    waited = keyboard.wait_idle(handle.terminal, idle_ms, timeout_ms, gone=ctx.client_gone)
-    return {"name": handle.name, "idle": True, "waited_ms": round(waited * 1000)}
-
-
 HANDLERS = {
     ops.TERMINAL_LIST: list_terminals, ops.TERMINAL_NEW: new, ops.TERMINAL_CLOSE: close,
     ops.TERMINAL_RENAME: rename, ops.TERMINAL_RESTART: restart, ops.TERMINAL_READ: read, ops.TERMINAL_CELLS: cells,
-    ops.TERMINAL_SEND: send, ops.TERMINAL_KEY: key, ops.TERMINAL_WAIT: wait,
+    ops.TERMINAL_SEND: send, ops.TERMINAL_KEY: key, ops.TERMINAL_WAIT: wait, ops.TERMINAL_EXPLAIN: explain,
 }

@@ -1,0 +1,60 @@
+"""The terminal actor's agent-state side: what its detector reads, and what callers reach.
+
+Mixed into `TerminalActor`. The detector (`agent_watch.TabAgent`) reads the screen's cached
+rows, cursor, title, modes and the program's notifications under the actor's lock, plus the
+start and last-output times, the exit status and the command in the terminal's foreground
+(`terminals.foreground`: `claude` typed into a shell tab is Claude). Callers get the
+`TabAgent` (its `view`, `wait_for`) and the tab's `Outbox` (sends that wait for idle) as plain
+thread-safe objects, so waiting for a state never occupies the actor's mailbox.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...terminals.agent_state import ScreenFacts
+from ...terminals.foreground import ForegroundCommand
+from .agent_watch import AgentConfig, TabAgent
+from .outbox import Outbox
+
+
+class TerminalAgent:
+    _lock: threading.Lock
+    _screen: Any
+    _running: bool
+    _exit_code: int | None
+    _last_output: float
+    spec: Any
+
+    def _init_agent(self, config: AgentConfig) -> None:
+        self._started_at: float | None = None  # when the current child was spawned (monotonic)
+        self._foreground: ForegroundCommand | None = None
+        self._agent = TabAgent(config, self._bus, lambda: (self.spec.tab_id, self.spec.name),  # type: ignore[attr-defined]
+                               self._agent_facts)
+        self._outbox = Outbox(self, self._agent, self._supervisor)  # type: ignore[attr-defined]
+
+    def agent(self) -> TabAgent:
+        """The tab's agent state: read `view`, or `wait_for` a state (thread-safe)."""
+        return self._agent
+
+    def outbox(self) -> Outbox:
+        """Where sends to this tab wait their turn (see `outbox`)."""
+        return self._outbox
+
+    def visible_rows(self) -> list[str]:
+        with self._lock:
+            return self._screen.visible_rows()
+
+    def _agent_facts(self, now: float) -> ScreenFacts:
+        """What the detector looks at, on its own thread (see agent_watch)."""
+        with self._lock:
+            screen = self._screen
+            rows, cursor, title = screen.visible_rows(), screen.cursor, screen.title
+            alt_screen, notes = screen.alt_screen, screen.agent.take_notifications()
+            last_output = self._last_output or None
+        running, foreground = self._running, self._foreground
+        live = foreground.get(now) if running and foreground is not None else []
+        return ScreenFacts(rows, cursor, title, alt_screen, notes, now, last_output, self._started_at,
+                           not running and self._started_at is not None, self._exit_code,
+                           live or self.spec.command, bool(live) and foreground.leader_in_front)

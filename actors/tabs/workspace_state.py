@@ -1,0 +1,71 @@
+"""The workspace's data: its tabs (kept outside the actor, so a restarted workspace actor finds
+them), the handle callers get for a tab, and a tab's row in the tab list (`TabInfo`), built from
+its terminal actor's status -- or, when that actor is dead, from the supervisor's account.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pykka
+
+from ...protocol.limits import ASK
+from ..events import TabInfo
+from ..supervisor import ActorSlot, Supervisor
+
+NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
+
+
+@dataclass(frozen=True)
+class TabHandle:
+    """A tab as callers use it: identity plus a proxy to its terminal actor."""
+
+    id: int
+    name: str
+    role: str
+    command: list[str]
+    terminal: Any  # ActorProxy[TerminalActor]
+
+
+@dataclass
+class _Tab:
+    id: int
+    name: str
+    command: list[str]
+    cwd: str
+    role: str
+    token: str
+    slot: ActorSlot  # the terminal actor, watched by the supervisor
+    former_names: list[str] = field(default_factory=list)
+
+    @property
+    def ref(self) -> pykka.ActorRef[Any]:
+        return self.slot.ref
+
+
+@dataclass
+class WorkspaceState:
+    """The tabs, kept outside the actor so that a restarted workspace actor finds them."""
+
+    tabs: list[_Tab] = field(default_factory=list)
+    next_id: int = 1
+    active: int | None = None
+
+
+def tab_info(tab: _Tab, active: int | None, supervisor: Supervisor) -> TabInfo:
+    status = terminal_status(tab, supervisor)
+    return TabInfo(id=tab.id, name=tab.name, command=list(tab.command), cwd=tab.cwd, role=tab.role,
+                   running=status["running"], exit_code=status["exit_code"], activity=status["activity"],
+                   active=tab.id == active, failed=status.get("failed"), agent=status.get("agent"))
+
+
+def terminal_status(tab: _Tab, supervisor: Supervisor) -> dict[str, Any]:
+    try:
+        return tab.ref.proxy().status().get(timeout=ASK)
+    except (pykka.ActorDeadError, pykka.Timeout) as exc:
+        # A dead terminal actor is a failed tab until the user restarts it.
+        health = supervisor.health().get(f"tab:{tab.id}", {})
+        reason = health.get("last_error") or f"its terminal does not answer ({type(exc).__name__})"
+        return {"running": False, "exit_code": None, "activity": "idle", "failed": reason}

@@ -1,0 +1,87 @@
+"""The command running in the foreground of a tab's terminal, for agent-state detection.
+
+A tab whose command is a shell may run `claude` or `codex` typed at its prompt; and when the
+agent exits, its last frame stays on screen under the shell's prompt. The foreground process
+group of the tab's terminal tells them apart: on Linux the session leader's
+`/proc/PID/stat` names it (field `tpgid`, what `tcgetpgrp` on the terminal answers, read
+without touching the PTY's descriptor) and `/proc/PGID/cmdline` gives its argv; on macOS and
+the BSDs `ps` answers both. `ForegroundCommand` caches the answer: the group is looked up at
+most every `LOOK_EVERY` seconds (reading /proc costs ~50 us here; `ps` a few ms), and the argv
+again only when the group changed, or every `REFRESH` seconds (a program may `exec` another).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+LOOK_EVERY = 0.5  # seconds between looks at the foreground group (Linux)
+PS_EVERY = 2.0  # where only `ps` can tell (macOS), ask it at most this often
+REFRESH = 2.0  # seconds before the same process group's argv is read again
+
+
+def foreground_group(pid: int) -> int | None:
+    """The foreground process group of `pid`'s controlling terminal, or None."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                # "pid (comm) state ppid pgrp session tty_nr tpgid ...": comm may hold ") "
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            tpgid = int(fields[5])
+        except (OSError, IndexError, ValueError):
+            return None
+        return tpgid if tpgid > 0 else None
+    out = _ps("tpgid=", pid)
+    return int(out) if out.strip().isdigit() and int(out) > 0 else None
+
+
+def command_of(pid: int) -> list[str]:
+    """The argv of process `pid` ([] when it is gone or cannot be read)."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                raw = cmdline.read()
+        except OSError:
+            return []
+        return [os.fsdecode(part) for part in raw.split(b"\0") if part]
+    return _ps("command=", pid).split()  # ps cannot keep spaces inside arguments: good enough here
+
+
+def _ps(field: str, pid: int) -> str:
+    try:
+        return subprocess.run(["ps", "-o", field, "-p", str(pid)], capture_output=True, text=True,
+                              timeout=2).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+class ForegroundCommand:
+    """The foreground command of one tab's terminal, cached (see the module docstring)."""
+
+    def __init__(self, leader: int) -> None:
+        self.leader = leader
+        self._group: int | None = None
+        self._argv: list[str] = []
+        self._read_at = self._looked_at = -1e9
+        self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
+
+    @property
+    def leader_in_front(self) -> bool:
+        """The tab's own program holds its terminal (a shell at its prompt): nothing it started
+        runs in the foreground. As of the last `get`."""
+        return self._group == self.leader
+
+    def get(self, now: float | None = None) -> list[str]:
+        """The foreground argv, or [] when it cannot be known (then the tab's own command counts)."""
+        now = time.monotonic() if now is None else now
+        if now - self._looked_at < self._every:
+            return self._argv
+        self._looked_at = now
+        group = foreground_group(self.leader)
+        if group is None:
+            self._group, self._argv = None, []
+        elif group != self._group or now - self._read_at >= REFRESH:
+            self._group, self._argv, self._read_at = group, command_of(group), now
+        return self._argv

@@ -1,0 +1,219 @@
+"""Agent states in a real host (issue 12, part 2), through the `tiki` binary: the stand-ins of
+Claude Code and Codex in real tabs, `terminal-list --json`, `tiki explain`, `terminal-wait
+--until`, and sends that reach an agent at the right moment (queued while it works, refused
+while it asks its user, Enter verified)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import BASH_TAB, TIKI, wait_until
+from ipc_helpers import request
+
+STANDINS = Path(__file__).parent / "standins"
+
+
+def tab(name: str, script: str, *args: str, role: str = "peer") -> str:
+    command = json.dumps([sys.executable, str(STANDINS / script), *args])
+    return f'[[tab]]\nname = "{name}"\ncommand = {command}\nrole = "{role}"\n'
+
+
+def agent_of(host, name: str) -> dict:
+    return next(t for t in host.json("terminal-list")["terminals"] if t["name"] == name)["agent"]
+
+
+def screen(host, name: str, lines: int = 40) -> str:
+    """The tab's last lines, over the socket (a few ms, where the CLI costs a process start)."""
+    return request(host.env, "terminal.read", name=name, lines=lines)["result"]["text"]
+
+
+def state_of(host, name: str) -> str:
+    reply = request(host.env, "terminal.explain", name=name)
+    return reply["result"]["state"]
+
+
+def test_claude_through_a_turn_states_explain_and_the_tab_list(serve):
+    host = serve(tab("Claude", "claude_standin.py", "--speed", "0.5") + BASH_TAB)
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    row = agent_of(host, "Claude")
+    assert row["kind"] == "claude" and row["state"] == "idle" and row["reason"].startswith("input-box: ")
+    assert abs(row["since"] - time.time()) < 30
+    assert agent_of(host, "sh")["kind"] == "shell"
+
+    assert host.run("terminal-send", "Claude", "make a demo dir").returncode == 0
+    # working within 1 s of the spinner showing; then the permission prompt
+    shown = wait_until(lambda: "esc to interrupt" in screen(host, "Claude", 10) and time.monotonic(), 10,
+                       0.01, what="the spinner")
+    wait_until(lambda: state_of(host, "Claude") == "working", 5, 0.05, what="working")
+    assert time.monotonic() - shown < 1.0
+    shown = wait_until(lambda: "Do you want to proceed?" in screen(host, "Claude", 24) and time.monotonic(), 10,
+                       0.01, what="the permission prompt")
+    wait_until(lambda: state_of(host, "Claude") == "waiting", 5, 0.05, what="waiting")
+    assert time.monotonic() - shown < 1.0
+
+    explained = host.run("explain", "Claude")
+    assert explained.returncode == 0, explained.stderr
+    out = explained.stdout
+    assert out.startswith("Claude: waiting for ") and "rule:     choice-menu" in out
+    assert "Claude Code (claude)" in out and "claude.toml" in out
+    assert "matched:  bottom:24 shows 'Esc to cancel · Tab to amend" in out and "❯ 1. Yes" in out
+    assert "Do you want to proceed?" in out  # the screen that shows what it asks
+    listed = host.run("terminal-list")
+    assert "claude:waiting" in listed.stdout and "shell:idle" in listed.stdout
+
+    # answered: working again, then idle; no waiting is left behind
+    assert host.run("terminal-send", "Claude", "1", "--now", "--no-enter").returncode == 0
+    done = host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "15000")
+    assert done.returncode == 0 and "Claude idle after" in done.stdout and "input-box" in done.stdout
+    assert "Worked for" in host.read("Claude", 20)
+    timeout = host.run("terminal-wait", "Claude", "--until", "waiting", "--timeout-ms", "300")
+    assert timeout.returncode == 4 and "was not waiting within 300 ms; it is idle (input-box" in timeout.stderr
+
+
+def test_a_send_to_a_working_agent_is_typed_only_once_it_is_idle(serve, tmp_path):
+    log = tmp_path / "codex-input.jsonl"
+    host = serve(tab("Codex", "codex_standin.py", "--log", str(log)))
+    assert host.run("terminal-wait", "Codex", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    first = host.run("terminal-send", "Codex", "first task")
+    assert first.returncode == 0 and "queued" not in first.stderr + first.stdout
+    assert host.run("terminal-wait", "Codex", "--until", "working", "--timeout-ms", "5000").returncode == 0
+
+    sender = subprocess.Popen([TIKI, "terminal-send", "Codex", "second task"], env=host.env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = sender.communicate(timeout=30)
+    assert sender.returncode == 0, err
+    assert "Codex is working (" in err and "queued (#1), typed when it is idle" in err
+    assert out.startswith("delivered to Codex after ")
+
+    arrivals = [json.loads(line) for line in log.read_text().splitlines()]
+    second = [a for a in arrivals if "second" in a["text"]]
+    assert second and all(a["state"] == "idle" for a in second), arrivals  # never while it worked
+    enters = [i for i, a in enumerate(arrivals) if a["text"] == "\r"]
+    assert len(enters) == 2 and all(arrivals[i]["state"] == "idle" for i in enters)  # one Enter each, taken
+    # Enter comes as its own write, at least 150 ms after the text (Codex takes a fast burst + Enter as a newline)
+    assert all(arrivals[i]["at"] - arrivals[i - 1]["at"] >= 0.15 for i in enters)
+    wait_until(lambda: "› second task" in host.read("Codex", 40), 10, what="the second task in the transcript")
+    screen = host.read("Codex", 40)
+    assert screen.index("Worked for") < screen.index("› second task")
+
+
+def test_a_send_from_inside_a_tab_or_with_no_wait_returns_once_queued(serve, tmp_path):
+    """A peer blocked in its own send stays `working`: two peers sending to each other would wait
+    on each other forever. So inside a tab a send returns once queued; the host types it later."""
+    log = tmp_path / "codex-input.jsonl"
+    host = serve(tab("Codex", "codex_standin.py", "--speed", "0.8", "--log", str(log)) + BASH_TAB)
+    assert host.run("terminal-wait", "Codex", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "Codex", "first task").returncode == 0
+    assert host.run("terminal-wait", "Codex", "--until", "working", "--timeout-ms", "5000").returncode == 0
+    queued = host.run("terminal-send", "Codex", "later task", "--no-wait")
+    assert queued.returncode == 0 and queued.stdout.startswith("queued for Codex")
+    assert host.run("terminal-send", "sh", "tiki terminal-send Codex from the shell tab; echo rc=$((100+$?))"
+                    ).returncode == 0
+    text = host.wait_text("sh", "rc=10", timeout=10)
+    assert "queued for Codex" in text and "rc=100" in text
+    assert state_of(host, "Codex") == "working"  # it returned while Codex still worked
+    wait_until(lambda: log.exists() and "from the shell tab" in log.read_text(), 20, what="both queued texts typed")
+    typed = [json.loads(line) for line in log.read_text().splitlines() if "task" in line or "shell" in line]
+    pasted = [t["text"].replace("\x1b[200~", "").replace("\x1b[201~", "") for t in typed]
+    assert pasted[1:] == ["later task", "from the shell tab"]
+    assert all(t["state"] == "idle" for t in typed)  # each typed into an idle Codex, in order
+
+
+def test_a_swallowed_enter_is_sent_once_more_and_the_text_never_twice(serve):
+    host = serve(tab("Claude", "claude_standin.py", "--speed", "0.3", "--drop-enters", "1"))
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    reply = request(host.env, "terminal.send", name="Claude", text="count the files")
+    assert reply["ok"] is True, reply
+    result = reply["result"]
+    assert result["submitted"] is True and result["enter_retries"] == 1 and result["delivery"] == "delivered"
+    wait_until(lambda: "Do you want to proceed?" in host.read("Claude", 24), 10, what="the turn to run")
+    screen = host.read("Claude", 40)
+    assert screen.count("count the files") == 1  # in the transcript, once; the input box is empty
+
+
+def test_a_send_to_an_agent_waiting_for_its_user_returns_what_it_asks(serve):
+    host = serve(tab("Claude", "claude_standin.py", "--speed", "0.3"))
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "Claude", "make a demo dir").returncode == 0
+    assert host.run("terminal-wait", "Claude", "--until", "waiting", "--timeout-ms", "10000").returncode == 0
+    before = host.read("Claude", 40)
+    started = time.monotonic()
+    refused = host.run("terminal-send", "Claude", "hello there")
+    assert refused.returncode == 1 and time.monotonic() - started < 3
+    assert "is waiting for its user (choice-menu)" in refused.stderr
+    assert "Do you want to proceed?" in refused.stderr and "--now" in refused.stderr
+    reply = request(host.env, "terminal.send", name="Claude", text="hello there")
+    assert reply["ok"] is False and "Do you want to proceed?" in reply["error"]["message"]
+    time.sleep(0.5)  # nothing was typed: the prompt still waits, the screen is as it was
+    assert host.read("Claude", 40) == before and state_of(host, "Claude") == "waiting"
+
+
+def test_terminal_wait_until_exited_and_a_tab_that_exits_first(serve):
+    host = serve(tab("Claude", "claude_standin.py", "--speed", "0.3"))
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    waiter = subprocess.Popen([TIKI, "terminal-wait", "Claude", "--until", "waiting", "--timeout-ms", "20000"],
+                              env=host.env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    assert host.run("terminal-key", "Claude", "ctrl+d").returncode == 0  # Claude quits at an empty prompt
+    _, err = waiter.communicate(timeout=15)
+    assert waiter.returncode == 1 and "exited before it was waiting" in err
+    done = host.run("terminal-wait", "Claude", "--until", "exited", "--timeout-ms", "5000")
+    assert done.returncode == 0 and "Claude exited after" in done.stdout
+    assert agent_of(host, "Claude")["state"] == "exited"
+    assert host.run("terminal-restart", "Claude").returncode == 0  # a new detector for the new program
+    assert agent_of(host, "Claude")["state"] in ("starting", "idle")
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+
+
+def test_an_agent_started_in_a_shell_tab_is_known_by_its_foreground_command(serve, tmp_path):
+    launcher = tmp_path / "claude"  # a program named claude, run from the shell's prompt
+    launcher.write_text(f"#!{sys.executable}\n" + (STANDINS / "claude_standin.py").read_text())
+    launcher.chmod(0o755)
+    host = serve(BASH_TAB)
+    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "sh", f"{launcher} --speed 0.3").returncode == 0
+    wait_until(lambda: (r := request(host.env, "terminal.explain", name="sh")["result"])["kind"] == "claude"
+               and r["identified_by"] == "command", 10, 0.1, what="the claude kind from the foreground command")
+    assert host.run("terminal-key", "sh", "ctrl+d").returncode == 0  # Claude exits; its last frame stays
+    wait_until(lambda: "Resume this session" in host.read("sh", 20), 10, what="Claude's exit")
+    seen = []
+
+    def shell_again():
+        seen.append(request(host.env, "terminal.explain", name="sh")["result"])
+        return seen[-1]["kind"] == "shell" and seen[-1]["state"] == "idle"
+
+    deadline = time.monotonic() + 10
+    while not shell_again() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert seen[-1]["kind"] == "shell" and seen[-1]["state"] == "idle", seen[-1]
+    assert seen[-1]["identified_by"] == "command" and "bash" in " ".join(seen[-1]["command"])
+
+
+def test_a_broken_user_rules_file_is_left_out_and_reported(serve, tiki_env):
+    agents = Path(tiki_env["TIKI_CONFIG_DIR"]) / "agents"
+    agents.mkdir(parents=True)
+    (agents / "claude.toml").write_text('[[rule]]\nname = "mine"\nstate = "busy"\n')
+    host = serve(tab("Claude", "claude_standin.py", "--speed", "0.3"))
+    assert host.run("terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    explained = host.run("explain", "Claude")
+    assert "left out: " in explained.stdout and "state = 'busy' is not a state" in explained.stdout
+    assert "rule:     input-box" in explained.stdout  # the bundled rules still decide
+    status = host.run("status")
+    assert "agent_rules" in status.stdout and "is not a state" in status.stdout
+
+
+def test_a_peer_tab_whose_program_is_not_recognised_gets_enter_150_ms_after_the_paste(serve, tmp_path):
+    """A peer whose AI CLI has no rules yet (kind `shell`) still gets the agent's typing: the text
+    as a bracketed paste when it asked for one, Enter as its own write at least 150 ms later."""
+    log = tmp_path / "reads.jsonl"
+    logger = json.dumps([sys.executable, str(Path(__file__).parent / "key_logger.py"), str(log), "--bracketed"])
+    host = serve(f'[[tab]]\nname = "ai"\ncommand = {logger}\nrole = "peer"\n')
+    host.wait_text("ai", "bracketed ready", timeout=10)
+    assert host.run("terminal-send", "ai", "hello peer").returncode == 0
+    reads = [json.loads(line) for line in log.read_text().splitlines()]
+    assert "".join(r["data"] for r in reads[:-1]) == "\x1b[200~hello peer\x1b[201~" and reads[-1]["data"] == "\r"
+    assert reads[-1]["t"] - reads[-2]["t"] >= 0.15
