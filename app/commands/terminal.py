@@ -20,7 +20,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [--role R] [-- COMMAND ...]",
                        epilog="Everything after the first `--` is the command, verbatim (default: $SHELL).")
-    p.add_argument("name")
+    p.add_argument("name", help="the new tab's name: unique, up to 40 letters, digits, - _ .")
     p.add_argument("--cwd", metavar="DIR", help="working directory (default: the host's)")
     p.add_argument("--role", choices=("peer", "shell"),
                    help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
@@ -29,21 +29,21 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_new, child_command=[])
 
     p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.set_defaults(func=lambda a: _simple(ops.TERMINAL_CLOSE, ops.TabName(name=a.name), f"closed {a.name}"))
 
     p = sub.add_parser("terminal-rename", help="rename a tab (its handshake state follows)")
-    p.add_argument("name")
-    p.add_argument("new_name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
+    p.add_argument("new_name", help="its new name: unique, up to 40 letters, digits, - _ .")
     p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RENAME, ops.TabRename(name=a.name, new_name=a.new_name),
                                           f"renamed {a.name} to {a.new_name}"))
 
     p = sub.add_parser("terminal-restart", help="restart a tab's command")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RESTART, ops.TabName(name=a.name), f"restarted {a.name}"))
 
     p = sub.add_parser("terminal-read", help="print a tab's last lines (scrollback + screen, plain text)")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("--lines", type=int, default=40, metavar="N", help="how many lines (default 40)")
     p.add_argument("--json", action="store_true", help="with cursor, title and alt_screen")
     p.add_argument("--cells", action="store_true",
@@ -54,7 +54,7 @@ def add_commands(sub: Any) -> None:
                        epilog="The text is pasted (bracketed when the program enabled bracketed paste, so "
                               "multi-line text reaches an AI CLI as one paste); --literal types it key by key "
                               "instead, as tmux send-keys -l does (e.g. `:set number` into vim).")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("text", nargs="+", help="words are joined with spaces")
     p.add_argument("--no-enter", action="store_true", help="type the text without pressing Enter")
     p.add_argument("--literal", action="store_true", help="type the text as keystrokes, never as a paste")
@@ -72,12 +72,12 @@ def add_commands(sub: Any) -> None:
                               "ctrl+_ ctrl+space; ctrl+/alt+/shift+ on the arrows, home, end, pageup, pagedown, "
                               "insert, delete and f-keys (ctrl+shift+left); alt+ANY (alt+x, alt+.); any single "
                               "character (`:`, `A`). Aliases: C-c, ^C, M-x, S-Tab, escape, return, pgup.")
-    p.add_argument("name")
-    p.add_argument("keys", nargs="+", metavar="KEY")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
+    p.add_argument("keys", nargs="+", metavar="KEY", help="key names, pressed in order (see below)")
     p.set_defaults(func=cmd_key)
 
     p = sub.add_parser("terminal-wait", help="wait until a tab has printed nothing for a while")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("--idle-ms", type=int, default=1500, help="quiet time that counts as idle (default 1500)")
     p.add_argument("--timeout-ms", type=int, default=60000, help="give up after this long (default 60000; exit 4)")
     p.add_argument("--until", choices=("waiting", "idle", "exited", "working"),
@@ -85,7 +85,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_wait)
 
     p = sub.add_parser("explain", help="a tab's agent state, the rule that matched and what it matched")
-    p.add_argument("name")
+    p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_explain)
 
