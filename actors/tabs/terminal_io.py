@@ -28,6 +28,9 @@ from .writes import WriteTicket
 
 FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
 SETTLE_AFTER = 0.5  # seconds of quiet before pushed-out history lines are turned into text
+# ...or sooner, once this many are waiting: a pushed-out line kept as a pyavt object costs
+# ~24 bytes per cell, so a long flood on a wide screen would hold tens of MB of them.
+SETTLE_MAX = 2000
 # A PTY hands out ~4 KB per read; under a flood the reader takes what is already there up to
 # this much and feeds it at once: the per-feed work (locking, decoding, scanning, waking the
 # notifier) is paid once per batch, ~25% more throughput.
@@ -109,6 +112,8 @@ class TerminalThreads:
                 continue
             self._dirty.clear()
             with self._lock:
+                if self._screen.unsettled > SETTLE_MAX:
+                    self._screen.settle()
                 watchers = self._watchers  # type: ignore[attr-defined]
                 if watchers:
                     update = self._screen.take_update()
