@@ -28,6 +28,12 @@ from .writes import WriteTicket
 
 FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
 SETTLE_AFTER = 0.5  # seconds of quiet before pushed-out history lines are turned into text
+# ...or sooner, once the lines waiting hold this many cells: a pushed-out line kept as a pyavt
+# object costs ~24 bytes per cell, so a long flood on a wide screen would hold up to the
+# scrollback limit of them (10,000 x 300 columns: ~70 MB). Below the budget nothing is read
+# early: under a flood most pushed-out lines fall off the scrollback before anyone reads them
+# (at 140 columns and 10,000 lines the budget is never reached).
+SETTLE_CELLS = 1_500_000
 # A PTY hands out ~4 KB per read; under a flood the reader takes what is already there up to
 # this much and feeds it at once: the per-feed work (locking, decoding, scanning, waking the
 # notifier) is paid once per batch, ~25% more throughput.
@@ -110,6 +116,8 @@ class TerminalThreads:
                 continue
             self._dirty.clear()
             with self._lock:
+                if self._screen.unsettled * self._screen.cols > SETTLE_CELLS:
+                    self._screen.settle()
                 watchers = self._watchers  # type: ignore[attr-defined]
                 if watchers:
                     update = self._screen.take_update()
