@@ -13,12 +13,14 @@ import asyncio
 import types
 from typing import Any
 
+from rich.markup import escape
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container
 from textual import events
 
 from . import settings_store
 from .agent_panel import AgentPanel
+from .clipboard import Clipboard
 from .commands import Commands
 from .dialogs import ConsentScreen
 from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
@@ -28,7 +30,7 @@ from .tab_bar import TabBar
 from .terminal_view import TerminalView
 
 
-class TikiApp(Commands, App, inherit_bindings=False):
+class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"
@@ -95,7 +97,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
         """Raw bytes go to the tab now (asked by the driver's thread: reads only)."""
         try:
             return (self.screen is self._main_screen and self.view.has_focus and not self._prefix_pending
-                    and self.view.tab_id is not None)
+                    and self.view.tab_id is not None and not self.view.copy.active)
         except Exception:  # noqa: BLE001 - mid-teardown: nothing goes anywhere
             return False
 
@@ -156,7 +158,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
         for command in COMMANDS:
             if command.action in ("goto_tab", "command_palette"):
                 continue
-            yield SystemCommand(command.title, f"{command.help} ({label} {key_label(command.keys)})",
+            yield SystemCommand(command.title, escape(f"{command.help} ({label} {key_label(command.keys)})"),
                                 getattr(self, f"action_{command.action}"))
         for number, tab in enumerate(self.tabs, start=1):
             yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
@@ -184,6 +186,8 @@ class TikiApp(Commands, App, inherit_bindings=False):
             self.view.apply_frame(event)
         elif kind == "history":
             self.view.apply_history(event)
+        elif kind == "clipboard":
+            self.program_copied(event)
         elif kind == "tabs":
             self._set_tabs(event["tabs"])
         elif kind == "tab_exited":

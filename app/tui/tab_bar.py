@@ -1,11 +1,12 @@
 """The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake),
-and a `PREFIX` mark while tikitaka waits for the key after the prefix."""
+and a `PREFIX` mark while tikitaka waits for the key after the prefix. A click on a tab shows it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
@@ -21,6 +22,7 @@ class TabBar(Static):
         self.handshakes: dict[str, str] = {}
         self.prefix_label = prefix_label
         self.prefix_pending = False
+        self.spans: list[tuple[int, int, int]] = []  # (first column, end column, tab id) as drawn
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
         self.tabs, self.active_id = list(tabs), active_id
@@ -37,11 +39,13 @@ class TabBar(Static):
 
     def _draw(self) -> None:
         text = Text()
+        self.spans = []
         if self.prefix_pending:
             text.append(f" {self.prefix_label} … ", style="bold reverse yellow")
         for number, tab in enumerate(self.tabs, start=1):
             active = tab.id == self.active_id
             label = Text(f" {number} {tab.name} ", style="bold reverse" if active else "bold")
+            start = text.cell_len
             text.append_text(label)
             if not tab.running:
                 text.append(f"exited ({tab.exit_code}) ", style="red")
@@ -50,7 +54,15 @@ class TabBar(Static):
             if tab.role == "peer":
                 state = self.handshakes.get(tab.name.casefold(), "not_connected")
                 text.append(f"[{HANDSHAKE_BADGE.get(state, state)}] ", style="cyan" if state == "connected" else "dim")
+            self.spans.append((start, text.cell_len, tab.id))
             text.append("│", style="dim")
         if self.prefix_label and not self.prefix_pending:
             text.append(f"  {self.prefix_label} ? help", style="dim")
         self.update(text)
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, tab_id in self.spans:
+            if start <= event.x < end:
+                event.stop()
+                self.app.show_tab(tab_id)  # type: ignore[attr-defined]
+                return
