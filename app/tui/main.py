@@ -255,6 +255,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             if target is not None:
                 self.show_tab(target)
         self.tab_bar.set_tabs(self.tabs, self.active_id)
+        self._show_exit()
 
     def show_tab(self, tab_id: int) -> None:
         if tab_id not in [t.id for t in self.tabs]:
@@ -263,3 +264,12 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         self.active_id = tab_id
         self.tab_bar.set_tabs(self.tabs, tab_id)
         self.view.show(tab_id)
+        self._show_exit()
+
+    def _show_exit(self) -> None:
+        """An exited tab keeps its last screen, with what happened over it."""
+        tab = next((t for t in self.tabs if t.id == self.active_id), None)
+        note = None
+        if tab is not None and not tab.running:
+            note = f"exited (code {tab.exit_code}) — {prefix_label(self.prefix_name)} r to restart"
+        self.view.set_exited(note)

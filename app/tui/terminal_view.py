@@ -67,6 +67,7 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self._scroll_ref: int | None = None
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
+        self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
 
     # -- which tab ---------------------------------------------------------------------------
 
@@ -125,7 +126,14 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         if self.copy.active:
             return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, None, 0))
         strip = self._render_line(y)
+        if self.exited and y == self.size.height // 2:
+            return _banner(strip, self.exited, self.size.width)
         return self.paint_selection(strip, y, self.size.width) if self.selection is not None else strip
+
+    def set_exited(self, note: str | None) -> None:
+        if note != self.exited:
+            self.exited = note
+            self.refresh()
 
     def _render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -230,6 +238,17 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+
+
+BANNER = Style(bgcolor="dark_red", color="white", bold=True)
+
+
+def _banner(strip: Strip, text: str, width: int) -> Strip:
+    """`text` centred over a row of the last screen."""
+    text = f" {text} "[:width]
+    start = max(0, (width - len(text)) // 2)
+    before, _hidden, after = strip.divide([start, start + len(text), width])
+    return Strip.join([before, Strip([Segment(text, BANNER)]), after])
 
 
 __all__ = ["TerminalView", "rich_style"]
