@@ -147,7 +147,7 @@ async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
             await until(pilot, lambda: "exited (code 3) — Ctrl+\\ r to restart" in drawn(), what="overlay")
             assert "last-words" in drawn()
             panel = app.query_one(AgentPanel)
-            await until(pilot, lambda: any("quick exited (code 3)" in str(l.text) for l in panel.log_widget.lines),
+            await until(pilot, lambda: "quick exited (code 3)" in " ".join(" ".join(str(l.text) for l in panel.log_widget.lines).split()),
                         what="exit note")
     finally:
         stop(app)

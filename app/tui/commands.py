@@ -12,6 +12,9 @@ from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
 from .messages import PanelNote
 
 
+NARROW = 120  # columns: below this the agent panel docks at the bottom
+
+
 class Commands:
     tabs: list[Any]
     active_id: int | None
@@ -99,8 +102,16 @@ class Commands:
         order = settings_store.PANELS
         ui = self.ui  # type: ignore[attr-defined]
         ui["panel"] = order[(order.index(ui["panel"]) + 1) % len(order)]
-        self.main_area.set_classes(f"panel-{ui['panel']}")  # type: ignore[attr-defined]
+        self.apply_panel()
         self._save_ui()  # type: ignore[attr-defined]
+
+    def apply_panel(self) -> None:
+        """Dock the panel as chosen, except that on a terminal narrower than NARROW columns a
+        panel on the right goes to the bottom: the tab gets the width."""
+        position = self.ui["panel"]  # type: ignore[attr-defined]
+        if position == "right" and 0 < self.size.width < NARROW:  # type: ignore[attr-defined]
+            position = "bottom"
+        self.main_area.set_classes(f"panel-{position}")  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]

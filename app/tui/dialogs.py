@@ -8,7 +8,7 @@ import shlex
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
@@ -157,7 +157,7 @@ class HelpScreen(ModalScreen[None]):
         self.prefix = prefix
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog help"):
+        with VerticalScroll(classes="dialog help"):  # scrolls on a short terminal
             yield Markdown(help_text(self.prefix))
             yield Button("Close (Esc)", id="close")
 

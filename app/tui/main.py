@@ -69,6 +69,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         hello = self.client.hello
         self.client.start(lambda event: self.post_message(HostEvent(event)),
                           lambda reason: self.post_message(Detached(reason)))
+        self.apply_panel()
         self.view.focus()
         self._set_tabs(hello.get("tabs", []), prefer=hello.get("active"))
         for name, state in (hello.get("peers") or {}).items():
@@ -77,6 +78,9 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             self._ask_consent(question)
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_panel()
 
     def _on_signals(self) -> None:
         """SIGTERM / SIGHUP (the terminal went away) end the app cleanly: a detach."""
