@@ -80,7 +80,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         self._on_signals()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.apply_panel()
+        self.apply_panel(event.size.width)
 
     def _on_signals(self) -> None:
         """SIGTERM / SIGHUP (the terminal went away) end the app cleanly: a detach."""
