@@ -7,6 +7,7 @@ program's own OSC 52 reaches the outer terminal; prefix+[ reads history with a s
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -109,6 +110,31 @@ def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_
         outer.keys("w0", "q")
         wait_until(lambda: has_line(s := outer.screen("w0"), "2999") and not re.search(r"\[\d+/\d{4}\]", s),
                    10, 0.1, what="the live screen again")
+    finally:
+        outer.close()
+        tiki(tiki_env, "shutdown")
+
+
+def test_vim_with_mouse_on_takes_a_click_at_80x24(tiki_env, tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("".join(f"line{n:02d} abcdef\n" for n in range(1, 11)))
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(f'[[tab]]\nname = "vim"\ncommand = ["vim", "-u", "NONE", "-N", "-c", "set mouse=a", "{text}"]\n')
+    outer = Outer(tiki_env, cols=80, rows=24)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        wait_until(lambda: has_line(outer.screen("w0"), "line10 abcdef"), 15, 0.1, what="vim")
+        screen = outer.screen("w0")
+        row = next(i for i, line in enumerate(screen.splitlines()) if line.startswith("line05"))
+        sgr(outer, "w0", 0, 10, row + 1)  # a click on "c" of line05 (column 10, 1-based)
+        sgr(outer, "w0", 0, 10, row + 1, release=True)
+        cursor = lambda: json.loads(tiki(tiki_env, "terminal-read", "vim", "--cells").stdout)["cursor"]  # noqa: E731
+        wait_until(lambda: (cursor()["row"], cursor()["col"]) == (row - 1, 9), 10, 0.1,
+                   what=f"vim's cursor where the click was; {cursor()}")  # (the tab starts on the second row)
+        outer.literal("w0", "x")  # vim deletes the character under its cursor: where we clicked
+        outer.literal("w0", ":wq")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "line05 abdef" in text.read_text(), 15, 0.1, what=f"the click in vim; {text.read_text()!r}; {outer.screen('w0')}; {read(tiki_env, 'vim')}")
     finally:
         outer.close()
         tiki(tiki_env, "shutdown")
