@@ -59,7 +59,9 @@ class MouseMixin:
         return Row(tuple(cells))
 
     def _forwarding_mouse(self, event: events.MouseEvent) -> bool:
-        return bool(self.mouse_mode) and not self.scroll_offset_rows and not event.shift and self.tab_id is not None
+        copy = getattr(self, "copy", None)
+        return (bool(self.mouse_mode) and not self.scroll_offset_rows and not event.shift and self.tab_id is not None
+                and not (copy is not None and copy.active))
 
     def _send_mouse(self, action: str, event: events.MouseEvent, button: int = 0) -> None:
         top, left = self.pan()  # type: ignore[attr-defined]
@@ -136,6 +138,11 @@ class MouseMixin:
         self._wheel("wheel_down", event, -3)
 
     def _wheel(self, action: str, event: events.MouseEvent, rows: int) -> None:
+        copy = getattr(self, "copy", None)
+        if copy is not None and copy.active:  # scrollback mode: the wheel moves its cursor
+            for _ in range(abs(rows)):
+                copy.key("up" if rows > 0 else "down", None)
+            return
         if self.tab_id is not None and not self.scroll_offset_rows and (self.mouse_mode or self.alt_screen):
             self._send_mouse(action, event)  # the program's, or arrow keys on the alternate screen
         else:
