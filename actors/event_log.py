@@ -22,7 +22,7 @@ class EventLog:
     (the host reports it as a failure of the `event_log` service) and the caller carries on,
     so a broken log can never take a bot-chat delivery or a coordinator run down with it."""
 
-    def __init__(self, path: Path, on_error: Callable[[BaseException], None] | None = None) -> None:
+    def __init__(self, path: Path, on_error: Callable[[BaseException], object] | None = None) -> None:
         self.path = path
         self.on_error = on_error
         self._lock = threading.Lock()

@@ -10,6 +10,7 @@ is invisible to callers that look the service up each time.
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 import pykka
@@ -62,7 +63,7 @@ class ActorSlot:
     def _launch(self) -> pykka.ActorRef[Any]:
         ref = self._start()
         with _failure_lock:
-            _actor_watchers[ref.actor_urn] = lambda exc, ref=ref: self.supervisor._actor_failed(self, ref, exc)
+            _actor_watchers[ref.actor_urn] = partial(self.supervisor._actor_failed, self, ref)
         return ref
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 from pathlib import Path
 
 from ..protocol import ipc
@@ -29,7 +30,7 @@ exit codes: 0 ok, 1 the host refused or failed, 2 usage, 3 no host reachable, 4 
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with the usage line
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with the usage line
         self.print_usage(sys.stderr)
         self.exit(ipc.EXIT_USAGE, f"{self.prog}: error: {message}\n")
 

@@ -15,7 +15,7 @@ import os
 import socket
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from ..actors.ipc import endpoint
 from ..protocol import ipc, paths
@@ -64,7 +64,7 @@ class _Retry(Exception):
 
 def call(
     op: str,
-    args: dict[str, Any] | None = None,
+    args: Mapping[str, Any] | None = None,
     *,
     timeout: float | None = 30.0,
     on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -73,7 +73,7 @@ def call(
 ) -> Any:
     """Send one request and return its result; events (streaming ops) go to `on_event`."""
     path = socket_path or paths.socket_path()
-    request = ipc.Request(op=op, args=args or {}, id=os.urandom(4).hex(), token=os.environ.get("TIKI_TAB_TOKEN"))
+    request = ipc.Request(op=op, args=dict(args or {}), id=os.urandom(4).hex(), token=os.environ.get("TIKI_TAB_TOKEN"))
     try:
         frame = request.to_frame()
     except ipc.FrameError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..protocol import ipc
 from ..protocol.ops import Op
@@ -17,7 +17,7 @@ def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
     return code
 
 
-def request(op: Op, args: dict[str, Any] | None = None, *, timeout: float | None = 30.0,
+def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | None = 30.0,
             on_event: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, Any]:
     """Call the host with `op` (built as `op.args(...)`); returns (exit code, result). Errors are
     printed here, once."""

@@ -66,9 +66,9 @@ class TikiHost:
 class Tmux:
     """A private tmux server (its own socket), sized like the tiki tabs."""
 
-    def __init__(self, history: int = 10_000) -> None:
-        self.name = f"tikibench{os.getpid()}"
-        self.run("-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", str(COLS), "-y", str(ROWS),
+    def __init__(self, history: int = 10_000, cols: int = COLS, rows: int = ROWS, name: str = "") -> None:
+        self.name = name or f"tikibench{os.getpid()}"
+        self.run("-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", str(cols), "-y", str(rows),
                  "bash --norc --noprofile")
         self.run("set-option", "-g", "history-limit", str(history))
 
@@ -86,6 +86,56 @@ class Tmux:
 
     def close(self) -> None:
         self.run("kill-server")
+
+
+class TmuxControl:
+    """A persistent client of a tmux server in control mode (`tmux -C`): each command goes over
+    one open pipe and its answer comes back on it, as a socket client's requests do -- so
+    polling a pane costs tmux what polling a tab costs tikitaka, not a process per look. It
+    receives no pane output (`-f no-output`) and does not size the windows (`ignore-size`)."""
+
+    def __init__(self, server: str, session: str) -> None:
+        self.proc = subprocess.Popen(["tmux", "-L", server, "-C", "attach", "-f", "no-output,ignore-size",
+                                      "-t", session], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._block()  # the attach command's own (empty) answer comes first
+        assert self.command("display-message -p ready") == "ready\n"
+
+    def command(self, line: str) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+        return self._block()
+
+    def _block(self) -> str:
+        assert self.proc.stdout is not None
+        out: list[bytes] = []
+        inside = False
+        while True:
+            raw = self.proc.stdout.readline()
+            if not raw:
+                raise RuntimeError("tmux control client ended")
+            if raw.startswith(b"%begin"):
+                inside, out = True, []
+            elif raw.startswith((b"%end", b"%error")) and inside:
+                return b"".join(out).decode("utf-8", "replace")
+            elif inside:
+                out.append(raw)
+
+    def capture(self, target: str, start: str = "-5") -> str:
+        return self.command(f"capture-pane -p -t {target} -S {start}")
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()  # type: ignore[union-attr]
+            self.proc.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kb(pid: int) -> int:

@@ -1,5 +1,5 @@
-"""Key-to-echo latency in the TUI: `tiki` runs in a PTY we own (140x45); a keystroke is
-written to the TUI's own terminal and timed until its echo shows in the TUI's output (parsed
+"""Key-to-echo latency in the TUI: `tiki` runs in a PTY we own (140x45), attached to the
+background host it starts (as a user's `tiki` is); a keystroke is written to the TUI's own terminal and timed until its echo shows in the TUI's output (parsed
 with the same emulator the tabs use). Idle, then while another tab prints at full speed.
 The reference is the same keystroke into bash on a raw PTY (no TUI, no host).
 
@@ -84,7 +84,7 @@ def main() -> None:
     raw.proc.kill()
 
     tui = Tty([TIKI, "--workspace", str(ws)], env)
-    tui.pump_until(lambda: "f10 quit" in tui.text(), 30)
+    tui.pump_until(lambda: "? help" in tui.text(), 30)  # the tab bar's prefix hint: attached
     prompt_has = lambda typed: any(line.lstrip().startswith("$ " + typed) for line in tui.text().splitlines())  # noqa: E731
     tui.pump_until(lambda: prompt_has(""), 10)
     idle = measure(tui, opts.n, prompt_has)

@@ -1,5 +1,14 @@
-"""PTY -> screen throughput: `cat` of a ~30 MB coloured, CJK-laden stream in a tikitaka tab
-vs a tmux pane, in the same run, end to end (until the last line is readable).
+"""PTY -> screen throughput, like for like (issues 2, 9, 13): `cat` of a ~30 MB coloured,
+CJK-laden stream in a warm shell, timed until its last line is readable.
+
+- tikitaka headless: nobody watches the tab (a UI session is attached only to type);
+- tikitaka watched: a UI session watches the tab and takes every screen frame (60 a second),
+  as an attached TUI would;
+- tmux: a pane of the same size.
+
+Both sides alike: a warm bash, the command typed at once by each one's own client (a UI session
+/ `send-keys` over a control-mode client), the screen polled every POLL seconds over a
+persistent connection (tikitaka's socket / the same tmux control client), runs interleaved.
 
     python bench/throughput.py [--mb 30] [--runs 3]
 """
@@ -11,9 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import TikiHost, Tmux, wait_for
+from common import COLS, ROWS, TikiHost, Tmux, TmuxControl, wait_for
+
+from tikitaka.app.ui_client import UiClient
 
 PALETTE = [31, 32, 33, 34, 35, 36, 91, 92]
+POLL = 0.005
 
 
 def make_stream(path: Path, megabytes: int) -> int:
@@ -33,20 +45,54 @@ def make_stream(path: Path, megabytes: int) -> int:
     return written
 
 
-def time_tiki(host: TikiHost, data: Path, marker: str) -> float:
-    start = time.perf_counter()
-    host.call("terminal.send", {"name": "sh", "text": f"cat {data}; echo {marker}-$((1+1))"})
-    wait_for(lambda: f"{marker}-2" in host.read("sh", 3), 600, 0.005)
-    return time.perf_counter() - start
+class TikiSide:
+    def __init__(self) -> None:
+        self.host = TikiHost('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+        self.typist = UiClient(Path(self.host.env["TIKI_SOCKET"]), client="bench")
+        self.tab = self.typist.connect(COLS, ROWS)["tabs"][0]["id"]
+        self.typist.start(lambda event: None, lambda reason: None)
+
+    def run(self, command: str, marker: str, watched: bool) -> float:
+        viewer = None
+        if watched:
+            viewer = UiClient(Path(self.host.env["TIKI_SOCKET"]), client="bench-viewer")
+            viewer.connect(COLS, ROWS, tab=self.tab)
+            frames = [0]
+            viewer.start(lambda event: frames.__setitem__(0, frames[0] + 1), lambda reason: None)
+            wait_for(lambda: frames[0], 10)
+        start = time.perf_counter()
+        self.typist.input(self.tab, f"{command}\r".encode())
+        wait_for(lambda: marker in self.host.read("sh", 3), 60, POLL)
+        elapsed = time.perf_counter() - start
+        if viewer is not None:
+            viewer.close()
+        self.typist.input(self.tab, b"clear\r")
+        return elapsed
+
+    def close(self) -> None:
+        self.typist.close()
+        self.host.close()
 
 
-def time_tmux(tmux: Tmux, data: Path, marker: str) -> float:
-    start = time.perf_counter()
-    pane = tmux.new_window(f"bash --norc -c 'cat {data}; echo {marker}-$((1+1)); sleep 600'")
-    wait_for(lambda: f"{marker}-2" in tmux.capture(pane, "-3"), 600, 0.005)
-    elapsed = time.perf_counter() - start
-    tmux.run("kill-pane", "-t", pane)
-    return elapsed
+class TmuxSide:
+    def __init__(self) -> None:
+        self.tmux = Tmux()
+        self.control = TmuxControl(self.tmux.name, "b")
+        self.pane = self.control.command("display-message -p -t b '#{pane_id}'").strip()
+
+    def run(self, command: str, marker: str) -> float:
+        start = time.perf_counter()
+        self.control.command(f"send-keys -t {self.pane} -l '{command}'")
+        self.control.command(f"send-keys -t {self.pane} Enter")
+        wait_for(lambda: marker in self.control.capture(self.pane, "-3"), 600, POLL)
+        elapsed = time.perf_counter() - start
+        self.control.command(f"send-keys -t {self.pane} -l clear")
+        self.control.command(f"send-keys -t {self.pane} Enter")
+        return elapsed
+
+    def close(self) -> None:
+        self.control.close()
+        self.tmux.close()
 
 
 def main() -> None:
@@ -57,21 +103,27 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="tkbench-"))
     data = work / "stream.txt"
     size = make_stream(data, opts.mb)
-    host = TikiHost('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
-    tmux = Tmux()
+    tiki, tmux = TikiSide(), TmuxSide()
+    times: dict[str, list[float]] = {"headless": [], "watched": [], "tmux": []}
     try:
-        tiki_times, tmux_times = [], []
-        for run in range(opts.runs):  # interleaved so both see the same machine state
-            tiki_times.append(time_tiki(host, data, f"TIKIEND{run}"))
-            tmux_times.append(time_tmux(tmux, data, f"TMUXEND{run}"))
-        best_tiki, best_tmux = min(tiki_times), min(tmux_times)
+        for run in range(opts.runs):  # interleaved so every side sees the same machine state
+            marker = f"END{run}"
+            command = f"cat {data}; echo {marker}-$((1+1))"
+            times["headless"].append(tiki.run(command, f"{marker}-2", watched=False))
+            time.sleep(1)
+            times["watched"].append(tiki.run(command, f"{marker}-2", watched=True))
+            time.sleep(1)
+            times["tmux"].append(tmux.run(command, f"{marker}-2"))
+            time.sleep(1)
         mb = size / 1e6
-        print(f"stream: {mb:.1f} MB, best of {opts.runs}")
-        print(f"tikitaka: {best_tiki:.2f} s  ({mb / best_tiki:.1f} MB/s)  runs {[round(t, 2) for t in tiki_times]}")
-        print(f"tmux:     {best_tmux:.2f} s  ({mb / best_tmux:.1f} MB/s)  runs {[round(t, 2) for t in tmux_times]}")
-        print(f"throughput ratio tikitaka/tmux: {best_tmux / best_tiki:.2f} (>= 1.0 means at least tmux's)")
+        best = {side: min(runs) for side, runs in times.items()}
+        print(f"stream: {mb:.1f} MB, {COLS}x{ROWS}, best of {opts.runs}, polled every {POLL * 1000:g} ms")
+        for side, runs in times.items():
+            print(f"{side:<9} {best[side]:.2f} s ({mb / best[side]:.1f} MB/s)  runs {[round(t, 2) for t in runs]}")
+        print(f"ratio headless tikitaka/tmux: {best['tmux'] / best['headless']:.2f}  (target >= 2.0)")
+        print(f"ratio watched  tikitaka/tmux: {best['tmux'] / best['watched']:.2f}")
     finally:
-        host.close()
+        tiki.close()
         tmux.close()
         data.unlink()
 

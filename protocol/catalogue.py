@@ -127,7 +127,8 @@ def _field(arg: Arg) -> tuple[Any, Any]:
 
 def _model(tool: Tool) -> type[_Args]:
     name = "".join(part.title() for part in tool.name.split("_")) + "Args"
-    return create_model(name, __base__=_Args, **{arg.name: _field(arg) for arg in tool.args})
+    fields: dict[str, Any] = {arg.name: _field(arg) for arg in tool.args}
+    return create_model(name, __base__=_Args, **fields)
 
 
 TOOLS: dict[str, type[_Args]] = {tool.name: _model(tool) for tool in CATALOGUE}

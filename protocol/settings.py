@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -167,7 +167,7 @@ class SettingsError(ValueError):
     """The config file is not valid TOML or has a field of the wrong type; the message names it."""
 
 
-def parse_settings(text: str, env: dict[str, str] | None = None) -> Settings:
+def parse_settings(text: str, env: Mapping[str, str] | None = None) -> Settings:
     """Parse `config.toml` text and apply environment overrides."""
     try:
         data = tomllib.loads(text) if text.strip() else {}
@@ -206,7 +206,7 @@ def notice(text: str) -> None:
         print(f"tiki: {text}", file=sys.stderr)
 
 
-def _explain(err: dict) -> str:
+def _explain(err: Mapping[str, Any]) -> str:
     where = ".".join(str(p) for p in err["loc"])
     if err["type"] == "extra_forbidden":
         section: type[BaseModel] = Settings
@@ -220,7 +220,7 @@ def _explain(err: dict) -> str:
 BACKENDS = ("auto", "ollama", "embedded", "openai")
 
 
-def apply_env(settings: Settings, env: dict[str, str]) -> Settings:
+def apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
     coordinator = settings.coordinator
     updates: dict[str, object] = {}
     backend = env.get("TIKI_BACKEND")

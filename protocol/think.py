@@ -19,7 +19,7 @@ class ThinkStripper:
     def feed(self, chunk: str) -> str:
         text = self._pending + chunk
         self._pending = ""
-        out = []
+        out: list[str] = []
         if self._inside:
             self.thought_chunks += 1
         while text:

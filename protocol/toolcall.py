@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from pydantic import ValidationError
 
@@ -109,7 +109,7 @@ def _validated(tool: str, args: dict[str, Any], repaired: bool = False) -> Actio
     return Action(tool, model.model_dump(), repaired)
 
 
-def _explain(err: dict[str, Any]) -> str:
+def _explain(err: Mapping[str, Any]) -> str:
     field = ".".join(str(part) for part in err.get("loc", ())) or "args"
     kind = err.get("type", "")
     got = err.get("input")

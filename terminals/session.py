@@ -68,8 +68,8 @@ def _exit_waiter(pid: int) -> tuple[int, Callable[[], None]] | None:
         except OSError:
             return None
         try:
-            event = select.kevent(pid, filter=select.KQ_FILTER_PROC, flags=select.KQ_EV_ADD,
-                                  fflags=select.KQ_NOTE_EXIT)
+            event = select.kevent(pid, filter=select.KQ_FILTER_PROC,  # type: ignore[attr-defined]  # BSD/macOS only
+                                  flags=select.KQ_EV_ADD, fflags=select.KQ_NOTE_EXIT)  # type: ignore[attr-defined]
             queue.control([event], 0, 0)
         except OSError:
             queue.close()

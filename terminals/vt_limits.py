@@ -19,6 +19,7 @@ so the cursor ends where it would have). `RepeatClamp` does that:
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 # A CSI whose final byte is 'b' with nothing but parameters in between. C0 controls inside a
 # CSI are executed without ending it (and CAN/SUB/ESC end it), as in the VT500 parser.
@@ -48,7 +49,7 @@ class RepeatClamp:
         out: list[str] = []
         ends: list[int] = []
         length, last = 0, 0
-        matches = _REP.finditer(text)
+        matches: Iterable[re.Match[str]] = _REP.finditer(text)
         if "\x9b" in text:
             matches = sorted([*matches, *_REP_C1.finditer(text)], key=lambda m: m.start())
         for match in matches:

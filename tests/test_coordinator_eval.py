@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +30,20 @@ def test_the_eval_harness_runs_every_scenario_to_an_end(tmp_path, tiki_env):
     from tikitaka.protocol.catalogue import TOOLS
 
     out = tmp_path / "eval.json"
-    result = subprocess.run([sys.executable, str(EVAL), "--backend", "embedded", "--gguf", str(smollm2()),
+    # Its own process group: if the harness overruns, its `tiki serve` goes down with it
+    # instead of outliving the test.
+    proc = subprocess.Popen([sys.executable, str(EVAL), "--backend", "embedded", "--gguf", str(smollm2()),
                              "--max-turns", "2", "--num-ctx", "2048", "--timeout", "240", "--threads", "1",
                              "--json", str(out)],  # one thread: see test_embedded_asks.py
-                            env=tiki_env, capture_output=True, text=True, timeout=580)
+                            env=tiki_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=580)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"the eval harness overran 580 s:\n{stdout[-3000:]}{stderr[-3000:]}")
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("coordinator eval · backend embedded · model SmolLM2")

@@ -108,10 +108,8 @@ def test_an_older_message_from_the_peer_is_not_taken_for_its_answer(agent):
     # A remark Claude made after the previous run's last tool is still queued for the next run
     # when `@Claude` asks: the relay must wait for the answer to its own question.
     from conftest import wait_until
-    from tikitaka.actors import peer_ops
 
-    a = agent(peer("Claude", "--delay", "0.3"))
-    peer_ops.register(a.host)  # the bot routes the stand-in's bot-chat to the coordinator
+    a = agent(peer("Claude", "--delay", "0.3"), peers=True)  # the bot routes the stand-in's bot-chat
     wait_until(lambda: "stand-in ready" in a.host.workspace.get("Claude").get().terminal.read_text(5).get()["text"],
                what="the stand-in")
     a.coordinator.peer_message("Claude", "an old remark", True).get(timeout=5)

@@ -91,7 +91,7 @@ class Coordinator(SupervisedActor):
         only that run: the current one, or a queued one, which then never starts."""
         with self._lock:
             running = self._current is not None
-            if run_id is not None and not (running and self._current.run_id == run_id):
+            if run_id is not None and not (self._current is not None and self._current.run_id == run_id):
                 self._dropped.add(run_id)
                 return False
         if running:
@@ -207,12 +207,12 @@ class Coordinator(SupervisedActor):
             self._host.supervisor.report("coordinator.worker", exc)
             reason = f"internal error: {exc!r}"
         loop = self._loop
-        figures = {"turns": loop.turns if loop else 0, "tokens": loop.tokens if loop else 0,
-                   "seconds": round(time.monotonic() - started, 2)}
+        turns, tokens = (loop.turns, loop.tokens) if loop else (0, 0)
+        seconds = round(time.monotonic() - started, 2)
         if answer is not None:
-            event: Any = RunDone(request.run_id, answer, **figures)
+            event: Any = RunDone(request.run_id, answer, turns, tokens, seconds)
         else:
-            event = RunError(request.run_id, reason, **figures)
+            event = RunError(request.run_id, reason, turns, tokens, seconds)
             self._take_back(request, reason)
         self._finish(record, event)
         if self._inbox.pending():

@@ -50,7 +50,7 @@ class Consent:
             return (f"not done: '{tab}' is a shell tab and typing there needs the user's consent "
                     "(headless: `tiki ask --allow-shell`, or allow_shell = true in config.toml)")
         request_id = uuid.uuid4().hex[:8]
-        event, answer = threading.Event(), []
+        event, answer = threading.Event(), list[str]()
         with self._lock:
             self._pending[request_id] = (event, answer)
         self._bus.publish(ConsentNeeded(run_id, request_id, tab, tool, dict(args)))

@@ -151,19 +151,22 @@ class AgentLoop:
                 "model_seconds": round(output.seconds, 3)}
         run.record.setdefault("turns", []).append(turn)
         if output.cut_off:
-            return self.correct(turn, f"Correction: your reply was cut off at {output.tokens} tokens, the limit. "
-                                      "Reply again with one complete action and keep its text much shorter.",
-                                f"cut off at {output.tokens} tokens", "was cut off at the reply budget")
+            self.correct(turn, f"Correction: your reply was cut off at {output.tokens} tokens, the limit. "
+                               "Reply again with one complete action and keep its text much shorter.",
+                         f"cut off at {output.tokens} tokens", "was cut off at the reply budget")
+            return None
         try:
             action = parse_action(output.text, allow_repair=self.guards.may_repair())
         except ToolCallError as exc:
             cause = "not JSON" if isinstance(exc, FormatError) else (
                 "unknown tool" if isinstance(exc, UnknownTool) else "invalid arguments")
-            return self.correct(turn, f"Correction: {exc}", cause, "did not parse")
+            self.correct(turn, f"Correction: {exc}", cause, "did not parse")
+            return None
         copied = next((v for v in action.args.values() if isinstance(v, str) and PLACEHOLDER.match(v)), None)
         if copied is not None:  # small models copy the examples' placeholders verbatim
-            return self.correct(turn, f"Correction: {copied.strip()} is a placeholder from the examples; "
-                                      "write the real value instead.", "placeholder copied", "copied a placeholder")
+            self.correct(turn, f"Correction: {copied.strip()} is a placeholder from the examples; "
+                               "write the real value instead.", "placeholder copied", "copied a placeholder")
+            return None
         self.correction, self.shorter = None, False
         turn["action"] = action.to_json()
         if action.tool == "done":  # an answer: what a folded-away run is remembered by

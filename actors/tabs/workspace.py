@@ -153,7 +153,7 @@ class WorkspaceActor(SupervisedActor):
 
     def get(self, name: str) -> TabHandle:
         tab = self._find(name)
-        return TabHandle(tab.id, tab.name, tab.role, list(tab.command), tab.ref.proxy())
+        return TabHandle(tab.id, tab.name, tab.role, list(tab.command), tab.slot.proxy)
 
     def caller_for_token(self, token: str | None) -> dict[str, Any] | None:
         """The tab a TIKI_TAB_TOKEN belongs to: its name and the names it had before."""
@@ -168,7 +168,7 @@ class WorkspaceActor(SupervisedActor):
         devices: dict[int | None, list[_Tab]] = {}
         for tab in self._tabs:
             try:
-                devices.setdefault(tab.ref.proxy().tty_device().get(timeout=ASK), []).append(tab)
+                devices.setdefault(tab.slot.proxy.tty_device().get(timeout=ASK), []).append(tab)
             except (pykka.ActorDeadError, pykka.Timeout):
                 continue
         tab = next((devices[tty][0] for tty in ttys if tty in devices), None)
@@ -203,7 +203,7 @@ class WorkspaceActor(SupervisedActor):
 
     def _terminal_status(self, tab: _Tab) -> dict[str, Any]:
         try:
-            return tab.ref.proxy().status().get(timeout=ASK)
+            return tab.slot.proxy.status().get(timeout=ASK)
         except (pykka.ActorDeadError, pykka.Timeout) as exc:
             # A dead terminal actor is a failed tab until the user restarts it.
             health = self._supervisor.health().get(f"tab:{tab.id}", {})
@@ -303,7 +303,7 @@ class WorkspaceActor(SupervisedActor):
         if previous != new:
             tab.former_names.append(previous)
         tab.name = new
-        tab.ref.proxy().set_name(new).get(timeout=ASK)
+        tab.slot.proxy.set_name(new).get(timeout=ASK)
         self._log.append("tab_renamed", tab=new, detail=f"was {previous}")
         self._save()
         self._publish()
@@ -318,7 +318,7 @@ class WorkspaceActor(SupervisedActor):
                            self._socket, self._bin_dir, dict(os.environ))
             tab.slot = self._start_terminal(spec)
         else:
-            tab.ref.proxy().restart().get(timeout=ASK)
+            tab.slot.proxy.restart().get(timeout=ASK)
         self._log.append("tab_restarted", tab=tab.name)
         self._publish()
         return self._info(tab)

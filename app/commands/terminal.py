@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Mapping
 
 from ...protocol import ops
 from ..output import print_json, request
@@ -73,7 +73,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_wait)
 
 
-def _simple(op: ops.Op, args: dict[str, Any], message: str) -> int:
+def _simple(op: ops.Op, args: Mapping[str, Any], message: str) -> int:
     code, _ = request(op, args)
     if code == 0:
         print(message)

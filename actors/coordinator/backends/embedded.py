@@ -19,7 +19,7 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import httpx
 
@@ -127,7 +127,7 @@ class LlamaTransport(httpx.BaseTransport):
         return httpx.Response(200, headers={"content-type": "application/x-ndjson"},
                               stream=_Stream(self._released(first, stream)))
 
-    def _released(self, first: bytes, stream: Iterator[bytes]) -> Iterator[bytes]:
+    def _released(self, first: bytes, stream: Generator[bytes, None, None]) -> Iterator[bytes]:
         try:
             yield first
             yield from stream
@@ -162,7 +162,7 @@ class LlamaTransport(httpx.BaseTransport):
         self.check_grammar(text)
         return LlamaGrammar.from_string(text, verbose=False)
 
-    def _chat(self, body: dict[str, Any], grammar: Any) -> Iterator[bytes]:
+    def _chat(self, body: dict[str, Any], grammar: Any) -> Generator[bytes, None, None]:
         options = body.get("options") or {}
         messages = [{"role": m.get("role", "user"), "content": m.get("content") or ""} for m in body.get("messages", [])]
         import llama_cpp
@@ -171,8 +171,10 @@ class LlamaTransport(httpx.BaseTransport):
         before = list(self._llm._input_ids)
         started = time.monotonic()
         llama_cpp.llama_perf_context_reset(self._llm._ctx.ctx)  # llama.cpp's own counts, this turn only
-        stream = self._llm.create_chat_completion(
-            messages=messages, stream=True, grammar=grammar, max_tokens=budget,
+        # a stream of chunk dicts (stream=True); our messages are the OpenAI shapes llama.cpp types
+        stream: Any = self._llm.create_chat_completion(
+            messages=messages,  # type: ignore[arg-type]
+            stream=True, grammar=grammar, max_tokens=budget,
             temperature=float(options.get("temperature", 0.0)),
         )
         generated, reason = 0, "stop"

@@ -148,7 +148,7 @@ class OllamaBackend(StreamingBackend):
     def probe(self) -> tuple[bool, list[str], str]:
         """(server answers, its model names, detail)."""
         try:
-            models = [m.model for m in self._client.list().models]
+            models = [m.model for m in self._client.list().models if m.model]
         except Exception as exc:  # noqa: BLE001
             return False, [], classify(exc, model=self.model, host=self.host).message
         return True, models, f"{self.host} answers ({len(models)} models)"

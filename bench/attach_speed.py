@@ -1,0 +1,112 @@
+"""Attach and UI speed (issue 13): the watched tab through a real outer terminal, and idle CPU.
+
+An outer tmux server (140x45) has two windows, each with a warm `bash --norc --noprofile`:
+one runs the real `tiki` UI (attached to a background host whose tab is the same bash), the
+other is a plain tmux pane. In each, `seq 1 600000; echo END` is typed and timed until END is
+on the OUTER screen. Both are typed and polled alike: `send-keys` and `capture-pane` every
+POLL seconds over one tmux control-mode client; the runs are interleaved.
+
+Then idle CPU over --idle seconds: the host alone (the UI detached with the prefix), then the
+host and an attached UI (the tab idle at its prompt); the outer tmux server alongside.
+
+    python bench/attach_speed.py [--runs 2] [--idle 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from common import BIN, TIKI, Tmux, TmuxControl, cpu_seconds, wait_for
+
+from tikitaka.app.client import call
+
+COLS, ROWS = 140, 45
+POLL = 0.005
+SEQ = "seq 1 600000; echo END{n}-$((1+1))"  # the output says END<n>-2, the typed line does not
+
+
+def tiki_env(work: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX", "COLUMNS", "LINES"))}
+    env.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"),
+               PATH=f"{BIN}:{env.get('PATH', '')}")
+    return env
+
+
+def timed(control: TmuxControl, target: str, command: str, marker: str) -> float:
+    start = time.perf_counter()
+    control.command(f"send-keys -t {target} -l '{command}'")
+    control.command(f"send-keys -t {target} Enter")
+    wait_for(lambda: marker in control.command(f"capture-pane -p -t {target}"), 600, POLL)
+    elapsed = time.perf_counter() - start
+    control.command(f"send-keys -t {target} -l clear")
+    control.command(f"send-keys -t {target} Enter")
+    time.sleep(1)
+    return elapsed
+
+
+def cpu_percent(pids: list[int], seconds: float) -> list[float]:
+    before = [cpu_seconds(pid) for pid in pids]
+    time.sleep(seconds)
+    return [100 * (cpu_seconds(pid) - b) / seconds for pid, b in zip(pids, before)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--idle", type=float, default=20)
+    opts = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tkattach-"))
+    env = tiki_env(work)
+    ws = work / "ws.toml"
+    ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+    outer = Tmux(cols=COLS, rows=ROWS, name=f"tkattach{os.getpid()}")
+    control = TmuxControl(outer.name, "b")
+    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith("TIKI_") or k == "PATH")
+    try:
+        outer.run("new-window", "-d", "-n", "ui", "bash --norc --noprofile")
+        plain = control.command("display-message -p -t b:0 '#{pane_id}'").strip()
+        ui = control.command("display-message -p -t b:ui '#{pane_id}'").strip()
+        control.command(f"send-keys -t {plain} -l \"PS1='$ '\"")
+        control.command(f"send-keys -t {plain} Enter")
+        control.command(f"send-keys -t {ui} -l \"{exports} PS1='$ ' {TIKI} --workspace {ws}\"")
+        control.command(f"send-keys -t {ui} Enter")
+        wait_for(lambda: "? help" in control.command(f"capture-pane -p -t {ui}"), 60, 0.1)
+        host_pid = call("host.info", socket_path=Path(env["TIKI_SOCKET"]))["pid"]
+        times: dict[str, list[float]] = {"tiki": [], "tmux": []}
+        for n in range(opts.runs):
+            times["tiki"].append(timed(control, ui, SEQ.format(n=n), f"END{n}-2"))
+            times["tmux"].append(timed(control, plain, SEQ.format(n=n), f"END{n}-2"))
+        best = {side: min(runs) for side, runs in times.items()}
+        print(f"seq 1 600000 until END is on the outer {COLS}x{ROWS} screen, polled every {POLL * 1000:g} ms")
+        for side, runs in times.items():
+            print(f"  {side:<5} best {best[side]:.2f} s  runs {[round(t, 2) for t in runs]}")
+        print(f"  ratio tikitaka/tmux (tmux time / tiki time): {best['tmux'] / best['tiki']:.2f}  (target >= 1.0)")
+
+        pane_pid = int(control.command(f"display-message -p -t {ui} '#{{pane_pid}}'").strip())
+        ui_pid = int(subprocess.run(["pgrep", "-P", str(pane_pid)], capture_output=True, text=True).stdout.split()[0])
+        tmux_pid = int(control.command("display-message -p '#{pid}'").strip())
+        time.sleep(3)
+        host, ui_cpu, tmux_cpu = cpu_percent([host_pid, ui_pid, tmux_pid], opts.idle)
+        print(f"idle, UI attached, over {opts.idle:g} s: host {host:.2f}% CPU, UI {ui_cpu:.2f}%, "
+              f"outer tmux server {tmux_cpu:.2f}%  (targets: UI < 2%)")
+        control.command(f"send-keys -t {ui} C-\\\\ d")  # detach with the prefix
+        wait_for(lambda: "$ " in control.command(f"capture-pane -p -t {ui}").splitlines()[-1] or
+                 not os.path.exists(f"/proc/{ui_pid}"), 20, 0.1)
+        time.sleep(3)
+        (host,) = cpu_percent([host_pid], opts.idle)
+        print(f"idle, no UI, over {opts.idle:g} s: host {host:.2f}% CPU  (target < 1%)")
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True)
+        control.close()
+        outer.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
