@@ -84,14 +84,15 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         outer.literal("w1", "echo from-$((1+0))-w1; stty size")
         outer.keys("w1", "Enter")
         outer.wait("w0", "from-1-w1")
-        # the tab takes the size of the UI used last: w1's view, narrower than w0's
-        small = int(wait_until(lambda: re.search(r"\n(\d+) (\d+)\n", read(tiki_env, "sh", 5)), 10,
-                               what="stty size").group(2))
-        assert small < 110 - 40
+        # the tab takes the size of the UI used last: w1's view (110 columns: below 120 the panel
+        # docks at the bottom and the tab gets the width), then w0's (140, beside the panel)
+        wide = int(wait_until(lambda: re.search(r"\n(\d+) (\d+)\n", read(tiki_env, "sh", 5)), 10,
+                              what="stty size").group(2))
+        assert wide == 110
         outer.literal("w0", "stty size")
         outer.keys("w0", "Enter")
-        wait_until(lambda: (m := re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))) and int(m[-1][1]) > small,
-                   10, what="the tab to take w0's (wider) size")
+        wait_until(lambda: (m := re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))) and int(m[-1][1]) < wide,
+                   10, what="the tab to take w0's size (beside its panel)")
 
         # SIGKILL of one UI, SIGHUP of the other (its terminal closes): the host and tabs run on
         host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
