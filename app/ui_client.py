@@ -138,6 +138,14 @@ class UiClient:
         for start in range(0, len(text), limit):
             self.send({"t": "paste", "tab": tab, "text": text[start:start + limit]})
 
+    def mouse(self, tab: int, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> None:
+        """A mouse event in the tab's cells (0-based); the host encodes it as the program asked."""
+        message: dict[str, Any] = {"t": "mouse", "tab": tab, "action": action, "x": max(0, x), "y": max(0, y),
+                                   "button": button}
+        if mods:
+            message["mods"] = list(mods)
+        self.send(message)
+
     def resize(self, cols: int, rows: int) -> None:
         self.send({"t": "resize", "cols": max(2, cols), "rows": max(1, rows)})
 

@@ -52,6 +52,13 @@ class _Mouse(TypedDict):
 
 
 class Mouse(_Mouse, total=False):
+    """A mouse event over the tab. The host encodes it as the program asked (DECSET 1000/1002/
+    1003 with SGR, urxvt, UTF-8 or legacy bytes: `terminals.mouse`) and drops what it did not ask
+    for; the wheel on the alternate screen of a program that did not ask becomes arrow keys.
+    A `screen` frame's `mouse` (0, 9, 1000, 1002, 1003) says whether to send events at all (a
+    UI selects text and scrolls back itself when it is 0). A program's OSC 52 (clipboard set)
+    comes down as a `clipboard` event: {"kind": "clipboard", "tab": N, "text": "..."}."""
+
     button: Annotated[int, Range(0, 11)]  # 0 left, 1 middle, 2 right
     mods: list[Literal["shift", "alt", "ctrl"]]
 

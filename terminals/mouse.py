@@ -96,3 +96,19 @@ def wheel_fallback(modes: ScreenModes, event: MouseEvent, lines: int = 3) -> byt
         return b""
     arrow = b"A" if event.button == WHEEL_UP else b"B"
     return ((b"\x1bO" if modes.app_cursor_keys else b"\x1b[") + arrow) * lines
+
+
+_WHEELS = {"wheel_up": WHEEL_UP, "wheel_down": WHEEL_DOWN}
+
+
+def from_wire(action: str, x: int, y: int, button: int = LEFT, mods: tuple[str, ...] = ()) -> MouseEvent:
+    """The event a UI sent (protocol/ui.py `mouse`: press, release, drag, move, wheel_up/down)."""
+    kind = "motion" if action in ("drag", "move") else "release" if action == "release" else "press"
+    code = _WHEELS.get(action, NO_BUTTON if action == "move" else button)
+    return MouseEvent(kind, code, x, y, "shift" in mods, "alt" in mods, "ctrl" in mods)  # type: ignore[arg-type]
+
+
+def input_for(modes: ScreenModes, event: MouseEvent) -> bytes:
+    """What the tab gets for `event`: its report if the program asked for the mouse, arrow keys
+    for the wheel on the alternate screen if it did not, else b"" (the UI selects or scrolls)."""
+    return encode(modes, event) if modes.mouse else wheel_fallback(modes, event)

@@ -58,6 +58,8 @@ class ScreenUpdate:
     bracketed_paste: bool
     app_cursor_keys: bool
     serial: int = 0  # increases with every update and snapshot of this screen: orders them
+    mouse: int = 0  # the mouse tracking the program asked for (0: none; see `mouse`)
+    clipboard: tuple[str, ...] = ()  # texts the program copied (OSC 52) since the last update
 
 
 class Screen(ScreenFixes):
@@ -197,18 +199,20 @@ class Screen(ScreenFixes):
 
     # -- output ----------------------------------------------------------------------------
 
-    def _update(self, rows: set[int], full: bool) -> ScreenUpdate:
+    def _update(self, rows: set[int], full: bool, clipboard: tuple[str, ...] = ()) -> ScreenUpdate:
         lines = view_rows(self._vt, None if full else rows) if rows else {}
         return ScreenUpdate(
             self._cols, self._rows, lines, full, self.cursor, self.history,
             self.alt_screen, self.title, self.bracketed_paste, self.app_cursor_keys, next(_SERIALS),
+            self._modes.mouse, clipboard,
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
         """The rows changed since the last call (all of them when `full`), consuming them."""
         rows = set(range(self._rows)) if full else self._dirty
         self._dirty = set()
-        return self._update(rows, full or len(rows) >= self._rows)
+        clipboard = tuple(c.text for c in self.take_clipboard()) if self._modes.clipboard else ()
+        return self._update(rows, full or len(rows) >= self._rows, clipboard)
 
     def take_dirty(self) -> set[int]:
         """Consume the changed rows without building styled lines (nobody is looking)."""

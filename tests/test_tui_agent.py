@@ -13,7 +13,8 @@ from tikitaka.app.tui.agent_panel import AgentPanel
 
 
 def log_text(app) -> str:
-    return "\n".join(line.text for line in app.query_one(AgentPanel).log_widget.lines)
+    # The log wraps at the panel's width: read it unwrapped (lines joined, spaces collapsed).
+    return " ".join(" ".join(line.text for line in app.query_one(AgentPanel).log_widget.lines).split())
 
 
 async def ai_mode(pilot, app) -> AgentPanel:

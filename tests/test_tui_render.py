@@ -112,3 +112,18 @@ async def test_only_changed_rows_are_repainted():
         await pilot.pause()
         assert view.render_line(1).text.startswith("changed")
         assert view.render_line(2).text.startswith("row 2")
+
+
+async def test_a_wide_character_under_the_cursor_is_drawn_whole():
+    screen = Screen(20, 3, 100)
+    screen.feed("한어 end\x1b[1;3H".encode())  # the cursor on 어 (cells 2-3), as after moving left
+    app = ViewApp()
+    async with app.run_test(size=(20, 3)) as pilot:
+        view = app.query_one(TerminalView)
+        view.tab_id = 1
+        view.focus()
+        view.apply_frame(frame(screen.take_update(full=True)))
+        await pilot.pause()
+        row = cells(view.render_line(0))
+        assert [char for char, _ in row[:7]] == ["한", "", "어", "", " ", "e", "n"]  # nothing lost
+        assert row[2][1].reverse and row[3][1].reverse and not row[4][1].reverse  # the whole 어, reversed

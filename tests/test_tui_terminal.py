@@ -142,8 +142,12 @@ async def test_exited_tab_shows_its_code_and_last_screen(tmp_path):
             bar = app.query_one(TabBar)
             await until(pilot, lambda: "exited (3)" in str(bar.render()), what="exit badge")
             await until(pilot, lambda: "last-words" in screen_text(app), what="last screen")
+            # over the last screen, what happened and what to do (issue 11)
+            drawn = lambda: "\n".join(app.view.render_line(y).text for y in range(app.view.size.height))  # noqa: E731
+            await until(pilot, lambda: "exited (code 3) — Ctrl+\\ r to restart" in drawn(), what="overlay")
+            assert "last-words" in drawn()
             panel = app.query_one(AgentPanel)
-            await until(pilot, lambda: any("quick exited (code 3)" in str(l.text) for l in panel.log_widget.lines),
+            await until(pilot, lambda: "quick exited (code 3)" in " ".join(" ".join(str(l.text) for l in panel.log_widget.lines).split()),
                         what="exit note")
     finally:
         stop(app)

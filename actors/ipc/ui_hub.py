@@ -47,6 +47,10 @@ class TabFeed:
         screen = ScreenFrame.from_update(self.tab, update)
         for session in self.sessions:
             session.outbox.screen(screen)
+        for text in update.clipboard:  # the program copied (OSC 52): the UIs may pass it on
+            body = event_body({"kind": "clipboard", "tab": self.tab, "text": text})
+            for session in self.sessions:
+                session.outbox.event(body)
 
     def add(self, session: Any) -> None:
         first = not self.sessions

@@ -164,8 +164,12 @@ class UiSession:
         terminal.paste(message["text"])
 
     def _on_mouse(self, message: dict[str, Any]) -> None:
-        self._hub.terminal(message["tab"])
-        self._hub.touch(self)  # forwarding to programs that ask for the mouse: see protocol/README.md
+        terminal = self._hub.terminal(message["tab"])
+        self._hub.touch(self)
+        # Encoded by the tab for the modes its program set (or arrow keys for the wheel on the
+        # alternate screen); not awaited, as typing is not.
+        terminal.mouse(message["action"], message["x"], message["y"], message.get("button", 0),
+                       tuple(message.get("mods", ())))
 
     def _on_resize(self, message: dict[str, Any]) -> None:
         self.size = (message["cols"], message["rows"])

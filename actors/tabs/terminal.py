@@ -24,6 +24,7 @@ from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
 from ...terminals.grid import grid
 from ...terminals.foreground import ForegroundCommand
+from ...terminals.mouse import from_wire, input_for as mouse_input
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
@@ -191,6 +192,16 @@ class TerminalActor(TerminalAgent, TerminalThreads, SupervisedActor):
         if bracketed:
             data = PASTE_START + data.replace(PASTE_END, b"") + PASTE_END
         return self.write(data)
+
+    def mouse(self, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> int:
+        """A mouse event from a UI, in the encoding the program asked for (`terminals.mouse`);
+        returns the bytes written (0: the program did not ask, or it is not running)."""
+        with self._lock:
+            modes = self._screen.modes
+        data = mouse_input(modes, from_wire(action, x, y, button, mods))
+        if data and self._running and self._failed is None:
+            self.write(data)
+        return len(data)
 
     def line_limit(self) -> int | None:
         """The longest line the child's tty takes whole right now (it reads line by line), or

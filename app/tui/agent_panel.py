@@ -65,7 +65,7 @@ class AgentPanel(Vertical):
         self._reason_shown = False
 
     def compose(self) -> ComposeResult:
-        yield RichLog(id="agent-log", wrap=True, markup=False, highlight=False)
+        yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
         yield Label("", id="agent-status")
         with Horizontal(id="agent-input-row"):
             yield Label(f" {self.mode} ", id="mode-badge")

@@ -12,6 +12,9 @@ from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
 from .messages import PanelNote
 
 
+NARROW = 120  # columns: below this the agent panel docks at the bottom
+
+
 class Commands:
     tabs: list[Any]
     active_id: int | None
@@ -48,12 +51,21 @@ class Commands:
             self.show_tab(self.tabs[number - 1].id)  # type: ignore[attr-defined]
 
     def action_new_tab(self) -> None:
-        def created(spec: dict[str, Any] | None) -> None:
-            if spec:
-                args = {"name": spec["name"], "command": spec["command"], "cwd": spec["cwd"]}
-                self._call("new tab", ops.TERMINAL_NEW, args, lambda row: self.show_tab(row["id"]))  # type: ignore[attr-defined]
+        def opener(spec: dict[str, Any], done: Any) -> None:
+            def replied(reply: dict[str, Any]) -> None:  # on the session's reader thread
+                if reply.get("ok"):
+                    self.call_from_thread(done, None, reply["result"])  # type: ignore[attr-defined]
+                else:  # shown in the dialog, which keeps what was typed
+                    self.call_from_thread(done, reply["error"]["message"])  # type: ignore[attr-defined]
 
-        self.push_screen(NewTabScreen(), created)  # type: ignore[attr-defined]
+            self.client.call(ops.TERMINAL_NEW, spec, replied)
+
+        def created(row: dict[str, Any] | None) -> None:
+            if row:
+                self.show_tab(row["id"])  # type: ignore[attr-defined]
+
+        taken = {tab.name for tab in self.tabs}
+        self.push_screen(NewTabScreen(taken, opener), created)  # type: ignore[attr-defined]
 
     def action_rename_tab(self) -> None:
         tab = self._active()
@@ -99,8 +111,17 @@ class Commands:
         order = settings_store.PANELS
         ui = self.ui  # type: ignore[attr-defined]
         ui["panel"] = order[(order.index(ui["panel"]) + 1) % len(order)]
-        self.main_area.set_classes(f"panel-{ui['panel']}")  # type: ignore[attr-defined]
+        self.apply_panel()
         self._save_ui()  # type: ignore[attr-defined]
+
+    def apply_panel(self, width: int | None = None) -> None:
+        """Dock the panel as chosen, except that on a terminal narrower than NARROW columns a
+        panel on the right goes to the bottom: the tab gets the width."""
+        position = self.ui["panel"]  # type: ignore[attr-defined]
+        width = self.size.width if width is None else width  # type: ignore[attr-defined]
+        if position == "right" and 0 < width < NARROW:
+            position = "bottom"
+        self.main_area.set_classes(f"panel-{position}")  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]

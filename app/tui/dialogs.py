@@ -8,7 +8,7 @@ import shlex
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
@@ -22,9 +22,29 @@ def presets() -> list[tuple[str, str]]:
     return found + [("shell", shell)]
 
 
+def unique_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base-2`, `base-3`, ... : the first no tab has (names compare case-blind)."""
+    taken = {name.casefold() for name in taken}
+    if base.casefold() not in taken:
+        return base
+    number = 2
+    while f"{base}-{number}".casefold() in taken:
+        number += 1
+    return f"{base}-{number}"
+
+
 class NewTabScreen(ModalScreen[dict[str, Any] | None]):
+    """Name, command, directory. `opener(spec, done)` asks the host; `done(error)` comes back
+    (on the UI's thread): None closes the dialog with the new tab's row, a message stays in the
+    dialog under what was typed, which is kept for a fix."""
+
     BINDINGS = [("escape", "dismiss(None)", "cancel")]
     AUTO_FOCUS = "#new-name"
+
+    def __init__(self, taken: set[str] | None = None, opener: Any = None) -> None:
+        super().__init__()
+        self.taken = set(taken or ())
+        self.opener = opener
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -32,18 +52,22 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="presets"):
                 for index, (name, command) in enumerate(presets()):
                     yield Button(name, id=f"preset-{index}", classes="preset")
-            yield Input(placeholder="name (letters, digits, - _ .)", id="new-name")
+            yield Input(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
             yield Input(placeholder="command (default: your shell)", id="new-command")
             yield Input(placeholder="working directory (default: here)", id="new-cwd")
+            yield Label("", id="new-error", classes="dialog-error")
             with Horizontal(classes="buttons"):
                 yield Button("Open", variant="primary", id="open")
                 yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#new-name", Input).select_all()  # typing replaces the proposal
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
         if button.startswith("preset-"):
             name, command = presets()[int(button.split("-")[1])]
-            self.query_one("#new-name", Input).value = name
+            self.query_one("#new-name", Input).value = unique_name(name, self.taken)
             self.query_one("#new-command", Input).value = command
         elif button == "open":
             self._submit()
@@ -58,9 +82,29 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
         command = self.query_one("#new-command", Input).value.strip()
         cwd = self.query_one("#new-cwd", Input).value.strip()
         if not name:
+            self.show_error("a tab needs a name")
             self.query_one("#new-name", Input).focus()
             return
-        self.dismiss({"name": name, "command": shlex.split(command) if command else None, "cwd": cwd or None})
+        try:
+            argv = shlex.split(command) if command else None
+        except ValueError as exc:
+            self.show_error(f"command: {exc}")
+            return
+        spec = {"name": name, "command": argv, "cwd": cwd or None}
+        if self.opener is None:
+            self.dismiss(spec)
+            return
+        self.show_error("opening ...")
+        self.opener(spec, self._opened)
+
+    def _opened(self, error: str | None, row: dict[str, Any] | None = None) -> None:
+        if error is None:
+            self.dismiss(row)
+        else:
+            self.show_error(error)
+
+    def show_error(self, text: str) -> None:
+        self.query_one("#new-error", Label).update(text)
 
 
 class RenameScreen(ModalScreen[str | None]):
@@ -157,7 +201,7 @@ class HelpScreen(ModalScreen[None]):
         self.prefix = prefix
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog help"):
+        with VerticalScroll(classes="dialog help"):  # scrolls on a short terminal
             yield Markdown(help_text(self.prefix))
             yield Button("Close (Esc)", id="close")
 

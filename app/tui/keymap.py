@@ -38,6 +38,9 @@ COMMANDS: tuple[PrefixCommand, ...] = (
     PrefixCommand("r", "restart_tab", "Restart tab", "run the tab's command again"),
     PrefixCommand("a", "toggle_focus", "Agent panel", "move the keyboard to the agent panel and back"),
     PrefixCommand("z", "cycle_panel", "Panel position", "dock the agent panel right, bottom, or hide it"),
+    PrefixCommand("[", "scrollback_mode", "Scrollback mode", "move through history with keys; / ? search, n N "
+                  "again, v select, y or Enter copy; q or Escape back to the live screen"),
+    PrefixCommand("]", "paste_buffer", "Paste", "paste the text copied last (a drag, or scrollback mode)"),
     PrefixCommand("?", "help", "Help", "this help"),
     PrefixCommand(":", "command_palette", "Command palette", "every command, searchable"),
     PrefixCommand("d", "detach", "Detach", "leave the UI; the tabs keep running (`tiki` attaches again)"),

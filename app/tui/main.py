@@ -13,12 +13,14 @@ import asyncio
 import types
 from typing import Any
 
+from rich.markup import escape
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container
 from textual import events
 
 from . import settings_store
 from .agent_panel import AgentPanel
+from .clipboard import Clipboard
 from .commands import Commands
 from .dialogs import ConsentScreen
 from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
@@ -28,7 +30,7 @@ from .tab_bar import TabBar
 from .terminal_view import TerminalView
 
 
-class TikiApp(Commands, App, inherit_bindings=False):
+class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"
@@ -67,6 +69,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
         hello = self.client.hello
         self.client.start(lambda event: self.post_message(HostEvent(event)),
                           lambda reason: self.post_message(Detached(reason)))
+        self.apply_panel()
         self.view.focus()
         self._set_tabs(hello.get("tabs", []), prefer=hello.get("active"))
         for name, state in (hello.get("peers") or {}).items():
@@ -75,6 +78,9 @@ class TikiApp(Commands, App, inherit_bindings=False):
             self._ask_consent(question)
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_panel(event.size.width)
 
     def _on_signals(self) -> None:
         """SIGTERM / SIGHUP (the terminal went away) end the app cleanly: a detach."""
@@ -95,7 +101,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
         """Raw bytes go to the tab now (asked by the driver's thread: reads only)."""
         try:
             return (self.screen is self._main_screen and self.view.has_focus and not self._prefix_pending
-                    and self.view.tab_id is not None)
+                    and self.view.tab_id is not None and not self.view.copy.active)
         except Exception:  # noqa: BLE001 - mid-teardown: nothing goes anywhere
             return False
 
@@ -156,7 +162,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
         for command in COMMANDS:
             if command.action in ("goto_tab", "command_palette"):
                 continue
-            yield SystemCommand(command.title, f"{command.help} ({label} {key_label(command.keys)})",
+            yield SystemCommand(command.title, escape(f"{command.help} ({label} {key_label(command.keys)})"),
                                 getattr(self, f"action_{command.action}"))
         for number, tab in enumerate(self.tabs, start=1):
             yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
@@ -184,6 +190,8 @@ class TikiApp(Commands, App, inherit_bindings=False):
             self.view.apply_frame(event)
         elif kind == "history":
             self.view.apply_history(event)
+        elif kind == "clipboard":
+            self.program_copied(event)
         elif kind == "tabs":
             self._set_tabs(event["tabs"])
         elif kind == "tab_exited":
@@ -251,6 +259,7 @@ class TikiApp(Commands, App, inherit_bindings=False):
             if target is not None:
                 self.show_tab(target)
         self.tab_bar.set_tabs(self.tabs, self.active_id)
+        self._show_exit()
 
     def show_tab(self, tab_id: int) -> None:
         if tab_id not in [t.id for t in self.tabs]:
@@ -259,3 +268,12 @@ class TikiApp(Commands, App, inherit_bindings=False):
         self.active_id = tab_id
         self.tab_bar.set_tabs(self.tabs, tab_id)
         self.view.show(tab_id)
+        self._show_exit()
+
+    def _show_exit(self) -> None:
+        """An exited tab keeps its last screen, with what happened over it."""
+        tab = next((t for t in self.tabs if t.id == self.active_id), None)
+        note = None
+        if tab is not None and not tab.running:
+            note = f"exited (code {tab.exit_code}) — {prefix_label(self.prefix_name)} r to restart"
+        self.view.set_exited(note)

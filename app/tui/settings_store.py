@@ -18,6 +18,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 DEFAULTS = {"panel": "right", "theme": "textual-dark"}
+# Read when present: program_clipboard = "off" keeps a program's OSC 52 from the outer terminal.
 PANELS = ("right", "bottom", "hidden")
 
 
@@ -35,6 +36,8 @@ def load() -> dict[str, str]:
         settings["panel"] = data["panel"]
     if isinstance(data.get("theme"), str):
         settings["theme"] = data["theme"]
+    if data.get("program_clipboard") in ("on", "off"):
+        settings["program_clipboard"] = data["program_clipboard"]
     return settings
 
 

@@ -25,7 +25,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...terminals.rows import cell_style
+from ...terminals.selection import row_from_text
 from .keys import key_to_bytes
+from .mouse_view import MouseMixin
+from .scrollback_mode import ScrollbackMode
 
 
 def _rich_color(color: Any) -> RichColor | None:
@@ -45,7 +48,7 @@ def rich_style(sgr: str) -> Style:
                  strike=style.strike or None, blink=style.blink or None, reverse=style.inverse or None)
 
 
-class TerminalView(Widget, can_focus=True):
+class TerminalView(MouseMixin, Widget, can_focus=True):
     DEFAULT_CSS = "TerminalView { width: 1fr; height: 1fr; }"
 
     def __init__(self, **kwargs: Any) -> None:
@@ -63,12 +66,15 @@ class TerminalView(Widget, can_focus=True):
         self._scroll_target = 0  # the offset the latest scroll asked for
         self._scroll_ref: int | None = None
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
+        self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
+        self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
 
     # -- which tab ---------------------------------------------------------------------------
 
     def show(self, tab_id: int) -> None:
         """Watch another tab: the host answers with a full frame of it."""
-        self.tab_id = tab_id
+        self.tab_id, self.selection = tab_id, None
+        self.copy.active = False
         self.rows, self.serial, self.scroll_offset_rows, self._scroll_target = [], 0, 0, 0
         self._strips.clear()
         self.refresh()
@@ -91,8 +97,11 @@ class TerminalView(Widget, can_focus=True):
                 self._strips.pop(row, None)
         old_cursor = self.cursor
         self.cursor, self.app_cursor = tuple(frame["cursor"]), frame["app_cursor"]
+        self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
-        if self.scroll_offset_rows:
+        if self.scroll_offset_rows or self.copy.active:
+            if self.copy.active:
+                self.refresh()
             return
         if frame["full"] or self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
             self.refresh()  # (a panned view may have moved: draw it all)
@@ -114,6 +123,19 @@ class TerminalView(Widget, can_focus=True):
         return top, left
 
     def render_line(self, y: int) -> Strip:
+        if self.copy.active:
+            return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, None, 0))
+        strip = self._render_line(y)
+        if self.exited and y == self.size.height // 2:
+            return _banner(strip, self.exited, self.size.width)
+        return self.paint_selection(strip, y, self.size.width) if self.selection is not None else strip
+
+    def set_exited(self, note: str | None) -> None:
+        if note != self.exited:
+            self.exited = note
+            self.refresh()
+
+    def _render_line(self, y: int) -> Strip:
         width = self.size.width
         cursor: Any = self.cursor
         offset = self.scroll_offset_rows
@@ -136,7 +158,12 @@ class TerminalView(Widget, can_focus=True):
     def _strip(self, line: Any, width: int, cursor_col: int | None, left: int) -> Strip:
         strip = Strip([Segment(text, rich_style(sgr)) for text, sgr in line]).crop_extend(left, left + width, None)
         if cursor_col is not None and cursor_col < width:
-            before, at, after = strip.divide([cursor_col, cursor_col + 1, width])
+            span = 1  # a wide character under the cursor is drawn whole, reversed
+            text = "".join(t for t, _ in line)
+            if not text.isascii():
+                cells = row_from_text(text, left + cursor_col + 2).cells
+                span = 2 if cells[left + cursor_col + 1] == "" and cells[left + cursor_col] else 1
+            before, at, after = strip.divide([cursor_col, cursor_col + span, width])
             at = Strip([Segment(s.text or " ", (s.style or Style()) + Style(reverse=True)) for s in at] or
                        [Segment(" ", Style(reverse=True))])
             strip = Strip.join([before, at, after])
@@ -149,6 +176,10 @@ class TerminalView(Widget, can_focus=True):
             self.client.input(self.tab_id, data)
 
     async def on_key(self, event: events.Key) -> None:
+        if self.copy.active and self.copy.key(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in ("shift+pageup", "shift+pagedown"):
             event.stop()
             self._scroll(self.size.height // 2 * (1 if event.key == "shift+pageup" else -1))
@@ -174,14 +205,6 @@ class TerminalView(Widget, can_focus=True):
             self._scroll_ref = None
             self.refresh()
 
-    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        event.stop()
-        self._scroll(3)
-
-    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
-        event.stop()
-        self._scroll(-3)
-
     def _scroll(self, rows: int) -> None:
         # Key repeats arrive faster than pages: step from the target asked for last.
         target = max(0, self._scroll_target + rows)
@@ -195,6 +218,8 @@ class TerminalView(Widget, can_focus=True):
 
     def apply_history(self, page: dict[str, Any]) -> None:
         """A `history` page: shown if it answers the latest scroll."""
+        if self.copy.take_page(page):
+            return
         if page["ref"] != self._scroll_ref or page["tab"] != self.tab_id:
             return  # a newer scroll is on its way, or another tab's
         self.history_rows, self.history = page["lines"], page["total"]
@@ -213,6 +238,17 @@ class TerminalView(Widget, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+
+
+BANNER = Style(bgcolor="dark_red", color="white", bold=True)
+
+
+def _banner(strip: Strip, text: str, width: int) -> Strip:
+    """`text` centred over a row of the last screen."""
+    text = f" {text} "[:width]
+    start = max(0, (width - len(text)) // 2)
+    before, _hidden, after = strip.divide([start, start + len(text), width])
+    return Strip.join([before, Strip([Segment(text, BANNER)]), after])
 
 
 __all__ = ["TerminalView", "rich_style"]

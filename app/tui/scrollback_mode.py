@@ -1,0 +1,203 @@
+"""Scrollback mode (prefix+`[`): the tab's history and screen read with keys, as tmux's copy mode.
+
+On entry the whole history is fetched from the host, a page (1000 rows) at a time, and kept
+here; rows are numbered over history and screen together (0 is the oldest history row), as
+`terminals.selection` and `terminals.search` number them. A cursor starts where the tab's
+cursor is; the view follows it. Keys: arrows or h j k l move, PageUp/PageDown (or ctrl+b/f)
+move a screen, g/G (Home/End) go to the oldest/newest row, `/` and `?` type a search forward
+or backward (Enter runs it, Escape drops it), `n`/`N` repeat it the same/other way, `v` or
+space starts a selection at the cursor, `y` or Enter copies it (then leaves, like tmux),
+q or Escape leave. Any other key leaves too and goes to the program, as typing does. The top
+right corner shows the position, `[120/10000]` (rows scrolled back / rows of history), and the
+search being typed shows at the bottom.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from ...terminals.search import Search, indicator
+from ...terminals.selection import Point, Row, Selection, row_from_text
+
+PAGE = 1000  # rows a scrollback request may ask for (protocol/ui.py)
+CURSOR = Style(reverse=True)
+MATCH = Style(bgcolor="yellow", color="black")
+BAR = Style(bgcolor="yellow", color="black", bold=True)
+
+
+class ScrollbackMode:
+    def __init__(self, view: Any) -> None:
+        self.view = view
+        self.active = False
+        self.history: dict[int, Any] = {}  # history row -> line, as pages arrive
+        self.total = 0  # rows of history
+        self.refs: dict[int, int] = {}  # scrollback request ref -> first row it asked for
+        self.cursor = Point(0, 0)
+        self.top = 0  # the row shown at the top of the view
+        self.selection: Selection | None = None
+        self.search: Search | None = None
+        self.match = None
+        self.prompt: str | None = None  # "/query" or "?query" while a search is typed
+
+    # -- rows ---------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return self.total + len(self.view.rows)
+
+    def line(self, row: int) -> Any:
+        if row < self.total:
+            return self.history.get(row, ())
+        live = self.view.rows
+        return live[row - self.total] if 0 <= row - self.total < len(live) else ()
+
+    def row(self, row: int) -> Row:
+        return row_from_text("".join(text for text, _ in self.line(row)), max(1, self.view.tab_size[0]))
+
+    # -- entering, leaving, the history -------------------------------------------------------
+
+    def enter(self) -> None:
+        view = self.view
+        if view.tab_id is None or view.client is None:
+            return
+        self.active, self.history, self.refs = True, {}, {}
+        self.total, self.selection, self.search, self.match, self.prompt = view.history, None, None, None, None
+        self._place()
+        # The frames' history count may be a moment old: ask for the exact one, then the rows.
+        self.refs[view.client.scrollback(view.tab_id, 0, 1)] = -1
+        view.refresh()
+
+    def _place(self) -> None:
+        """The cursor where the tab's is, the live screen in view."""
+        self.cursor = Point(self.total + self.view.cursor[0], self.view.cursor[1])
+        self.top = self.total
+
+    def _fetch(self, total: int) -> None:
+        for start in range(0, total, PAGE):  # oldest first; offset counts up from the screen's top
+            ref = self.view.client.scrollback(self.view.tab_id, total - start, min(PAGE, total - start))
+            self.refs[ref] = start
+
+    def take_page(self, page: dict[str, Any]) -> bool:
+        """A `history` page: True if it was one of ours."""
+        start = self.refs.pop(page["ref"], None)
+        if start is None:
+            return False
+        if self.active and start < 0:  # the count: now the rows
+            self.total = page["total"]
+            self._place()
+            self._fetch(self.total)
+        elif self.active:
+            first = page["total"] - page["offset"]
+            for index, line in enumerate(page["lines"]):
+                self.history[first + index] = line
+        self.view.refresh()
+        return True
+
+    def leave(self) -> None:
+        self.active, self.prompt = False, None
+        self.view.refresh()
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def key(self, key: str, character: str | None) -> bool:
+        """Handle a key; False when it leaves the mode and belongs to the program."""
+        if self.prompt is not None:
+            return self._prompt_key(key, character)
+        height = max(1, self.view.size.height)
+        row, col = self.cursor
+        moves = {"up": (-1, 0), "k": (-1, 0), "down": (1, 0), "j": (1, 0), "left": (0, -1), "h": (0, -1),
+                 "right": (0, 1), "l": (0, 1), "pageup": (-height, 0), "ctrl+b": (-height, 0),
+                 "pagedown": (height, 0), "ctrl+f": (height, 0)}
+        if key in moves:
+            drow, dcol = moves[key]
+            self._move(Point(row + drow, col + dcol))
+        elif key in ("g", "home"):
+            self._move(Point(0, 0))
+        elif key in ("G", "end") or character == "G":
+            self._move(Point(self.count() - 1, 0))
+        elif character in ("/", "?"):
+            self.prompt = character
+        elif character in ("n", "N") and self.search is not None:
+            self._show(self.search.next() if character == "n" else self.search.previous())
+        elif character in ("v", " "):
+            self.selection = Selection(self.row, self.count)
+            self.selection.start(self.cursor)
+        elif character == "y" or key == "enter":
+            if self.selection is not None and self.selection.active:
+                self.view.app.copy_selection(self.selection.text())
+            self.leave()
+        elif key in ("escape", "q") or character == "q":
+            self.leave()
+        else:
+            self.leave()
+            return False
+        self.view.refresh()
+        return True
+
+    def _prompt_key(self, key: str, character: str | None) -> bool:
+        prompt = self.prompt or "/"
+        if key == "escape":
+            self.prompt = None
+        elif key == "enter":
+            self.prompt = None
+            if len(prompt) > 1:
+                self.search = Search(self.row, self.count())
+                self._show(self.search.search(prompt[1:], self.cursor, backward=prompt[0] == "?"))
+        elif key == "backspace":
+            self.prompt = prompt[:-1] if len(prompt) > 1 else None
+        elif character and character.isprintable():
+            self.prompt = prompt + character
+        self.view.refresh()
+        return True
+
+    def _show(self, match: Any) -> None:
+        self.match = match
+        if match is not None:
+            self._move(match.start)
+
+    def _move(self, point: Point) -> None:
+        height = max(1, self.view.size.height)
+        row = max(0, min(point.row, self.count() - 1))
+        col = max(0, min(point.col, max(0, self.view.tab_size[0] - 1)))
+        self.cursor = Point(row, col)
+        if self.selection is not None and self.selection.active:
+            self.selection.extend(self.cursor)
+        if row < self.top:
+            self.top = row
+        elif row >= self.top + height:
+            self.top = row - height + 1
+        self.top = max(0, min(self.top, max(0, self.count() - height)))
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def render(self, y: int, width: int, strip_of: Any) -> Strip:
+        row = self.top + y
+        strip = strip_of(self.line(row), width)
+        spans: list[tuple[int, int, Style]] = []
+        if self.selection is not None and self.selection.active:
+            first, last = self.selection.bounds()
+            if first.row <= row <= last.row:
+                spans.append((first.col if row == first.row else 0, last.col + 1 if row == last.row else width, CURSOR))
+        match = self.match
+        if match is not None and match.start.row <= row <= match.end.row:
+            spans.append((match.start.col if row == match.start.row else 0,
+                          match.end.col + 1 if row == match.end.row else width, MATCH))
+        if row == self.cursor.row:
+            spans.append((self.cursor.col, self.cursor.col + 1, CURSOR))
+        for start, end, style in spans:
+            if start < end and start < width:
+                before, chosen, after = strip.divide([start, min(end, width), width])
+                chosen = Strip([Segment(s.text, (s.style or Style()) + style) for s in chosen])
+                strip = Strip.join([before, chosen, after])
+        label = None
+        if y == 0:
+            label = indicator(max(0, self.total - self.top), self.total)
+        elif y == self.view.size.height - 1 and self.prompt is not None:
+            return Strip([Segment(self.prompt, BAR)]).extend_cell_length(width, BAR).crop(0, width)
+        if label and len(label) < width:
+            head = strip.crop(0, width - len(label))
+            strip = Strip.join([head, Strip([Segment(label, BAR)])])
+        return strip

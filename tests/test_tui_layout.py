@@ -1,0 +1,91 @@
+"""The TUI's layout on small and large terminals, and its dialogs (issue 11): the agent panel
+docks at the bottom below 120 columns, its log wraps at its own width, help scrolls, the tab
+bar keeps the active tab in view, the new-tab dialog proposes a unique name, keeps what was
+typed when the host refuses it (the error shows in the dialog) and switches to the new tab."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Label
+
+from tikitaka.app.tui.agent_panel import AgentPanel
+from tikitaka.app.tui.dialogs import NewTabScreen
+from tui_helpers import PREFIX, make_app, stop, until
+
+BASH = '[[tab]]\nname = "shell"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+
+
+async def test_narrow_terminals_dock_the_panel_at_the_bottom_and_the_log_wraps(tmp_path):
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+            await pilot.pause()
+            assert app.view.size.width == 80  # the tab gets the width; the panel is below it
+            panel = app.query_one(AgentPanel)
+            panel.write("word " * 60, "yellow")
+            await pilot.pause()
+            log = panel.log_widget
+            assert len(log.lines) > 1 and all(line.cell_length <= log.size.width for line in log.lines)
+            await pilot.resize_terminal(140, 40)
+            await until(pilot, lambda: app.view.size.width < 140 and app.view.size.height > 30, what="panel right")
+    finally:
+        stop(app)
+
+
+async def test_help_scrolls_on_a_short_terminal(tmp_path):
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+            await pilot.press(PREFIX, "?")
+            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+            await pilot.pause(0.3)
+            scroller = app.screen.query_one(VerticalScroll)
+            assert scroller.max_scroll_y > 0  # more than fits, and it can be reached
+            scroller.focus()
+            await pilot.press("end")
+            await until(pilot, lambda: scroller.scroll_y == scroller.max_scroll_y, what="scrolled to the end")
+    finally:
+        stop(app)
+
+
+async def test_new_tab_dialog_unique_name_error_in_place_and_switch(tmp_path):
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+            await pilot.press(PREFIX, "c")
+            await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
+            name = app.screen.query_one("#new-name", Input)
+            assert name.value == "shell-2"  # "shell" is taken
+            app.screen.query_one("#new-cwd", Input).value = str(tmp_path / "no-such-dir")
+            await pilot.press("enter")
+            error = app.screen.query_one("#new-error", Label)
+            await until(pilot, lambda: "no-such-dir" in str(error.render()), what="the error in the dialog")
+            assert isinstance(app.screen, NewTabScreen) and name.value == "shell-2"  # kept for a fix
+            app.screen.query_one("#new-cwd", Input).value = str(tmp_path)
+            await pilot.press("enter")
+            await until(pilot, lambda: [t.name for t in app.tabs] == ["shell", "shell-2"], what="the new tab")
+            await until(pilot, lambda: app.active_id == app.tabs[1].id and app.view.tab_id == app.tabs[1].id,
+                        what="the new tab shown")
+    finally:
+        stop(app)
+
+
+async def test_the_tab_bar_keeps_the_active_tab_in_view(tmp_path):
+    many = "".join(f'[[tab]]\nname = "tab-number-{n}"\ncommand = ["sleep", "600"]\n' for n in range(1, 13))
+    app = make_app(tmp_path, many, bare=True)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 12, what="tabs")
+            app.show_tab(app.tabs[11].id)
+            await pilot.pause()
+            bar = str(app.tab_bar.render())
+            assert "12 tab-number-12" in bar and "◂" in bar  # the last tab shown, and that more exist
+            app.show_tab(app.tabs[0].id)
+            await pilot.pause()
+            bar = str(app.tab_bar.render())
+            assert "1 tab-number-1 " in bar and "▸" in bar and "◂" not in bar
+    finally:
+        stop(app)
