@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from .limits import MAX_CHAT_MESSAGE
 from .ops_agent import AgentRow, AgentState, Explained, Queued  # noqa: F401 - shapes of the tab ops below
 from .schema import Length, Range
+from .ui import UiAttach, UiDetached  # noqa: F401 - the shapes of ui.attach, with the session's messages
 
 Name = Annotated[str, Length(min=1, max=200)]  # a tab name as the user typed it (checked by the workspace)
 Lines = Annotated[int, Range(1, 10_000)]
@@ -243,24 +244,6 @@ class Cancelled(TypedDict):
 
 class ResetDone(TypedDict):
     reset: bool
-
-
-# -- UI sessions (protocol/README.md, protocol/ui.py) ----------------------------------------
-
-class _UiAttach(TypedDict):
-    version: Annotated[int, Range(1)]  # protocol.ui.VERSION
-
-
-class UiAttach(_UiAttach, total=False):
-    client: Annotated[str, Length(max=200)]  # e.g. "tiki 0.1.0", for the host's log
-    cols: Annotated[int, Range(2, 1000)]  # the size this UI shows tabs at
-    rows: Annotated[int, Range(1, 500)]
-    fps: Annotated[int, Range(1, 240)]  # at most this many screen frames a second (default 60)
-    tab: Annotated[int, Range(1)] | None  # watch this tab at once
-
-
-class UiDetached(TypedDict):
-    detached: str  # why the session ended
 
 
 ANY = dict  # replies whose shape lives with their producer (run events, status)

@@ -119,3 +119,21 @@ UP: dict[str, type] = {
     "input": Input, "paste": Paste, "mouse": Mouse, "resize": Resize, "watch": Watch,
     "scrollback": Scrollback, "consent": Consent, "call": Call, "ask": Ask,
 }
+
+
+# -- the ui.attach op's own shapes (protocol.ops.UI_ATTACH) ---------------------------------
+
+class _UiAttach(TypedDict):
+    version: Annotated[int, Range(1)]  # protocol.ui.VERSION
+
+
+class UiAttach(_UiAttach, total=False):
+    client: Annotated[str, Length(max=200)]  # e.g. "tiki 0.1.0", for the host's log
+    cols: Annotated[int, Range(2, 1000)]  # the size this UI shows tabs at
+    rows: Annotated[int, Range(1, 500)]
+    fps: Annotated[int, Range(1, 240)]  # at most this many screen frames a second (default 60)
+    tab: Annotated[int, Range(1)] | None  # watch this tab at once
+
+
+class UiDetached(TypedDict):
+    detached: str  # why the session ended
