@@ -14,11 +14,12 @@ to bytes:
 
 from __future__ import annotations
 
+import re
 import string
 
 from ..protocol.keys import KEY_NAMES, MODIFIABLE, UnknownKey, canonical_key, key_parts
 
-__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "key_bytes", "text_keystrokes"]
+__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "cursor_keys", "key_bytes", "text_keystrokes"]
 
 _PLAIN: dict[str, bytes] = {
     "enter": b"\r", "tab": b"\t", "esc": b"\x1b", "backspace": b"\x7f", "space": b" ",
@@ -66,3 +67,18 @@ def text_keystrokes(text: str) -> bytes:
     """`text` as typed key by key: its characters as UTF-8, a line break as Enter (CR), never
     wrapped in bracketed-paste markers (what `tmux send-keys -l` does)."""
     return text.replace("\r\n", "\r").replace("\n", "\r").encode("utf-8")
+
+
+_AS_CSI = re.compile(rb"\x1bO([ABCDHF])")
+_AS_SS3 = re.compile(rb"\x1b\[([ABCDHF])")
+
+
+def cursor_keys(data: bytes, app_cursor: bool) -> bytes:
+    """Keys typed in a UI, with the unmodified cursor keys, home and end in the form the child
+    asked for (DECCKM): the outer terminal sends them in its own mode, not the tab's, and a
+    program in application mode (mc, less, vim's insert mode in some builds) takes only
+    `SS3 A`. tmux re-encodes them the same way. Reads arrive whole (raw_input holds a cut-off
+    sequence), so a sequence is never split here."""
+    if b"\x1b" not in data:
+        return data
+    return (_AS_SS3 if app_cursor else _AS_CSI).sub(b"\x1bO\\1" if app_cursor else b"\x1b[\\1", data)

@@ -84,3 +84,13 @@ def test_vim_takes_a_literal_command_and_does_not_insert_it(serve, tmp_path):
     text = host.wait_text("vim", "  1 first line")
     assert "  2 second line" in text and ":set number" not in text.splitlines()[0]
     host.run("terminal-send", "vim", ":q!", "--literal")
+
+
+def test_typed_cursor_keys_follow_the_childs_cursor_mode():
+    """A UI forwards keys as its own terminal sent them; the tab gets its own mode's form."""
+    from tikitaka.terminals.keys import cursor_keys
+
+    typed = b"a\x1b[A\x1b[B\x1b[H\x1b[1;5C\x1bOP\x1b[2~"
+    assert cursor_keys(typed, app_cursor=True) == b"a\x1bOA\x1bOB\x1bOH\x1b[1;5C\x1bOP\x1b[2~"
+    assert cursor_keys(b"\x1bOA\x1bOF\x1bOP", app_cursor=False) == b"\x1b[A\x1b[F\x1bOP"  # F1 stays SS3
+    assert cursor_keys(b"plain", app_cursor=True) == b"plain"

@@ -156,7 +156,7 @@ class UiSession:
         terminal = self._hub.terminal(message["tab"])
         self._hub.touch(self)
         if data:
-            terminal.write(data)  # not awaited: typing never waits for the tab's mailbox
+            terminal.typed(data)  # not awaited: typing never waits for the tab's mailbox
 
     def _on_paste(self, message: dict[str, Any]) -> None:
         terminal = self._hub.terminal(message["tab"])

@@ -24,7 +24,6 @@ from ...terminals import divider, keys as keymap
 from ...terminals.env import child_env
 from ...terminals.grid import grid
 from ...terminals.foreground import ForegroundCommand
-from ...terminals.mouse import from_wire, input_for as mouse_input
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
@@ -32,11 +31,11 @@ from ..events import ActorFailed, EventBus, TabExited
 from ..supervisor import SupervisedActor, Supervisor
 from .agent_watch import AgentConfig
 from .terminal_agent import TerminalAgent
+from .terminal_input import TerminalInput
 from .terminal_io import TerminalThreads, _ChildExited, _GaveUp
 from .writes import TabFailed, WriteTicket
 
 BUSY_WINDOW = 1.5  # a tab with output in the last 1.5 s is "busy"
-PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 
 
 @dataclass
@@ -54,7 +53,7 @@ class TabSpec:
     base_env: dict[str, str]
 
 
-class TerminalActor(TerminalAgent, TerminalThreads, SupervisedActor):
+class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedActor):
     def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, *,
                  supervisor: Supervisor | None = None, agent: AgentConfig | None = None) -> None:
         super().__init__()
@@ -183,37 +182,11 @@ class TerminalActor(TerminalAgent, TerminalThreads, SupervisedActor):
         self._writes.put((self._generation, data, ticket))
         return ticket
 
-    def paste(self, text: str) -> WriteTicket:
-        """Type text; wrapped in bracketed-paste markers when the child asked for them."""
-        self._require_running()
-        data = text.replace("\r\n", "\r").replace("\n", "\r").encode("utf-8")
-        with self._lock:
-            bracketed = self._screen.bracketed_paste
-        if bracketed:
-            data = PASTE_START + data.replace(PASTE_END, b"") + PASTE_END
-        return self.write(data)
-
-    def mouse(self, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> int:
-        """A mouse event from a UI, in the encoding the program asked for (`terminals.mouse`);
-        returns the bytes written (0: the program did not ask, or it is not running)."""
-        with self._lock:
-            modes = self._screen.modes
-        data = mouse_input(modes, from_wire(action, x, y, button, mods))
-        if data and self._running and self._failed is None:
-            self.write(data)
-        return len(data)
-
     def line_limit(self) -> int | None:
         """The longest line the child's tty takes whole right now (it reads line by line), or
         None when it reads raw input."""
         self._require_running()
         return self._pty.line_limit() if self._pty is not None else None
-
-    def key(self, name: str) -> WriteTicket:
-        with self._lock:
-            app_cursor = self._screen.app_cursor_keys
-        data = keymap.key_bytes(name, app_cursor=app_cursor)  # UnknownKey names the valid keys
-        return self.write(data)
 
     def resize(self, cols: int, rows: int) -> None:
         cols, rows = max(2, int(cols)), max(1, int(rows))
