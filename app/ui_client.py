@@ -52,7 +52,7 @@ class UiClient:
             raise NoHost(str(exc)) from None
         args = ops.UiAttach(version=ui.VERSION, client=self.client, fps=fps)
         if cols and rows:
-            args.update(cols=cols, rows=rows)
+            args["cols"], args["rows"] = cols, rows
         if tab is not None:
             args["tab"] = tab
         try:

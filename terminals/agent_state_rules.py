@@ -192,13 +192,13 @@ def _rule(entry: dict[str, Any], src: str, index: int) -> Rule:
     return Rule(
         name=name, state=state, source=src,
         region=_region(entry.get("region", "screen"), where, "region"),
-        match=tuple(_regex(p, where, "match") for p in _strings(entry.get("match", []), where, "match")),
-        not_match=tuple(_regex(p, where, "not_match") for p in _strings(entry.get("not_match", []), where, "not_match")),
+        match=tuple(_pattern(p, where, "match") for p in _strings(entry.get("match", []), where, "match")),
+        not_match=tuple(_pattern(p, where, "not_match") for p in _strings(entry.get("not_match", []), where, "not_match")),
         title=_regex(entry.get("title"), where, "title"),
         cursor=None if cursor is None else cursor == "visible",
         notification=_regex(entry.get("notification"), where, "notification"),
         description=_typed(entry.get("description", ""), str, where, "description"),
-        **flags, **numbers,
+        **flags, **numbers,  # type: ignore[arg-type]  # each key checked against its field above
     )
 
 
@@ -237,6 +237,13 @@ def _regex(pattern: Any, where: str, key: str) -> Matcher | None:
         return Matcher(pattern, re.MULTILINE)  # ^ and $ are row boundaries
     except re.error as exc:
         raise AgentRulesError(f"{where}: {key} {pattern!r} is not a valid regex: {exc}") from None
+
+
+def _pattern(pattern: str, where: str, key: str) -> Matcher:
+    """One of a list's patterns (never None: `_strings` checked the list)."""
+    matcher = _regex(pattern, where, key)
+    assert matcher is not None
+    return matcher
 
 
 def _region(value: Any, where: str, key: str) -> Region:

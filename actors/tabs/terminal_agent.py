@@ -57,4 +57,5 @@ class TerminalAgent:
         live = foreground.get(now) if running and foreground is not None else []
         return ScreenFacts(rows, cursor, title, alt_screen, notes, now, last_output, self._started_at,
                            not running and self._started_at is not None, self._exit_code,
-                           live or self.spec.command, bool(live) and foreground.leader_in_front)
+                           live or self.spec.command, bool(live) and foreground is not None
+                           and foreground.leader_in_front)

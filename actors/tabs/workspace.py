@@ -134,11 +134,11 @@ class WorkspaceActor(SupervisedActor):
                 devices.setdefault(tab.slot.proxy.tty_device().get(timeout=ASK), []).append(tab)
             except (pykka.ActorDeadError, pykka.Timeout):
                 continue
-        tab = next((devices[tty][0] for tty in ttys if tty in devices), None)
-        if tab is not None:
-            return self.caller_for_token(tab.token), "pty"
-        tab = next((tab for tab in devices.get(None, []) if token and tab.token == token), None)
-        return (self.caller_for_token(tab.token), "token") if tab else (None, None)
+        by_pty = next((devices[tty][0] for tty in ttys if tty in devices), None)
+        if by_pty is not None:
+            return self.caller_for_token(by_pty.token), "pty"
+        by_token = next((t for t in devices.get(None, []) if token and t.token == token), None)
+        return (self.caller_for_token(by_token.token), "token") if by_token else (None, None)
 
     def active(self) -> str | None:
         tab = self._by_id(self._state.active) if self._state.active is not None else None

@@ -39,7 +39,7 @@ class RawDriver(LinuxDriver):
         self._trace = open(path, "a", buffering=1) if path else None
 
     def start_application_mode(self) -> None:
-        constants.DISABLE_KITTY_KEY = True  # read by LinuxDriver when it sets the terminal up
+        constants.DISABLE_KITTY_KEY = True  # type: ignore[misc]  # read by LinuxDriver when it sets the terminal up
         super().start_application_mode()
 
     def resume_input(self) -> None:
@@ -57,7 +57,7 @@ class RawDriver(LinuxDriver):
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")(errors="replace").decode
         splitter = self.splitter
-        app = self._app
+        app: Any = self._app  # TikiApp: forwarding(), forward_input()
         try:
             while not self.exit_event.is_set():
                 ready = selector.select(FLUSH_AFTER if splitter.holding else 0.1)
