@@ -76,7 +76,9 @@ def test_claude_through_a_turn_states_explain_and_the_tab_list(serve):
 
 def test_a_send_to_a_working_agent_is_typed_only_once_it_is_idle(serve, tmp_path):
     log = tmp_path / "codex-input.jsonl"
-    host = serve(tab("Codex", "codex_standin.py", "--log", str(log)))
+    # --speed 3: the first task works 7.5 s, long enough on a loaded machine for the second
+    # `tiki terminal-send` (three CLI starts later) to find it still working
+    host = serve(tab("Codex", "codex_standin.py", "--log", str(log), "--speed", "3"))
     assert host.run("terminal-wait", "Codex", "--until", "idle", "--timeout-ms", "10000").returncode == 0
     first = host.run("terminal-send", "Codex", "first task")
     assert first.returncode == 0 and "queued" not in first.stderr + first.stdout
