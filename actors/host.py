@@ -24,12 +24,12 @@ import pykka
 
 from ..protocol import ops, paths
 from ..protocol.settings import Settings, SettingsError, parse_settings
-from .event_log import EventLog
 from .coordinator import ops as coordinator
+from .event_log import EventLog
 from .events import EventBus
+from .ipc import ui_session
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
-from .ipc import ui_session
 from .ipc.server import Handler, IpcServerActor
 from .ipc.ui_hub import UiHub
 from .peers import wiring as peers
@@ -207,8 +207,8 @@ class Host:
     def _agent_rules(self) -> AgentConfig:
         """The agent-state rules, loaded once for every tab. A broken user file is left out (its
         CLI keeps the bundled rules) and reported: `tiki status` and `tiki explain` show it."""
-        from ..terminals.agent_state_rules import load_rulebook
         from ..terminals.agent_state_model import AgentRulesError
+        from ..terminals.agent_state_rules import load_rulebook
 
         try:
             rulebook = load_rulebook(strict=False)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
 from pathlib import Path
+from typing import NoReturn
 
 from ..protocol import ipc
 from .commands import coordinator, host, peers, terminal

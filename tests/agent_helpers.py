@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pykka
-
 from fake_ollama import FakeOllama
 from fake_openai import FakeOpenAI
+
 from tikitaka.actors.coordinator.events import FINAL, RunEvent
 from tikitaka.actors.host import Host, HostOptions
 from tikitaka.protocol.settings import CoordinatorSettings, PeerSettings, Settings

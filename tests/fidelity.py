@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tikitaka.terminals.keys import key_bytes
 from tmux_cells import Cell, parse_capture
+
+from tikitaka.terminals.keys import key_bytes
 
 TMUX_CONF = "set -g default-terminal xterm-256color\nset -g status off\nset -sg escape-time 0\n" \
             "set -g history-limit 2000\nset -g remain-on-exit on\n"

@@ -1,6 +1,7 @@
 """Regenerates terminals/zero_width.py from the running Python's unicodedata (run from the repository root)."""
 
 import unicodedata
+
 PCM = {0x600,0x601,0x602,0x603,0x604,0x605,0x6DD,0x70F,0x890,0x891,0x8E2,0x110BD,0x110CD}
 def zero(cp):
     c = unicodedata.category(chr(cp))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import BASH_TAB
 from fake_ollama import FakeOllama, Reply
 
@@ -56,6 +55,7 @@ def test_ask_allow_shell_types_into_the_shell(serve, tiki_env, fake):
 
 def doctor(env):
     import subprocess
+
     from conftest import TIKI
 
     return subprocess.run([TIKI, "doctor"], env=env, capture_output=True, text=True, timeout=60)
@@ -93,6 +93,7 @@ def test_doctor_fails_an_embedded_backend_without_its_model(tiki_env, tmp_path):
 def test_a_bad_setting_is_a_clear_failure_not_a_traceback(serve, tiki_env, tmp_path):
     # Catalogue item 15: an unknown key was a traceback; an invalid TIKI_BACKEND was ignored.
     import subprocess
+
     from conftest import TIKI
 
     config = tmp_path / "config"

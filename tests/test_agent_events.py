@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from fake_ollama import Reply
+
 from tikitaka.actors.coordinator.events import ToolEnd
 from tikitaka.actors.events import AgentNotice, AgentStateChanged
 from tikitaka.actors.host import Host, HostOptions

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_agent_state import NOW, load_capture
 
 from tikitaka.terminals.agent_state import AgentStateDetector, ScreenFacts, screen_facts
 from tikitaka.terminals.agent_state_rules import AgentRulesError, bundled_dir, load_rulebook, user_dir
-from test_agent_state import NOW, load_capture
 
 
 @pytest.fixture
@@ -124,8 +124,9 @@ def test_the_command_names_the_kind_through_wrappers(command: list[str], kind: s
 
 def test_the_substring_pre_check_never_changes_what_a_regex_finds():
     """Every bundled pattern on every captured screen: the pre-checked search agrees with `re`."""
-    from tikitaka.terminals.agent_state_match import Matcher
     from test_agent_state import CAPTURES
+
+    from tikitaka.terminals.agent_state_match import Matcher
 
     rulebook = load_rulebook(user=Path("/nonexistent"))
     patterns = [m for p in rulebook.profiles.values() for r in p.rules for m in (*r.match, *r.not_match, r.title, r.notification) if m]

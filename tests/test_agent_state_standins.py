@@ -11,11 +11,11 @@ import fcntl
 import os
 import pty
 import select
+import shutil
 import signal
 import struct
-import termios
-import shutil
 import sys
+import termios
 import time
 from pathlib import Path
 

@@ -9,7 +9,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import BASH_TAB, TIKI
 from fake_ollama import FakeOllama, Reply
 
@@ -23,7 +22,7 @@ def fake():
 
 def test_on_a_terminal_the_status_line_updates_in_place(serve, tiki_env, fake):
     env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama", "COLUMNS": "100"}
-    host = serve(BASH_TAB, env=env)
+    serve(BASH_TAB, env=env)  # the host the CLI below talks to
     words = Reply.action("done", message="took a while").chunks
     fake.script(Reply.action("list_terminals"), Reply(chunks=[c for w in words for c in w], delay=0.05))
     master, slave = os.openpty()

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import TIKI, wait_until
 from tmux_outer import Outer, alive, gone_after
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 
 import jsonschema
+from gbnf_match import Grammar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gbnf_match import Grammar
 from tikitaka.protocol.catalogue import CATALOGUE, Shape, action_schema, gbnf
 from tikitaka.protocol.keys import TOOL_KEYS
 from tikitaka.protocol.toolcall import parse_action

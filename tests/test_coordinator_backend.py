@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-
 from fake_ollama import FakeOllama, Reply
+
 from tikitaka.actors.coordinator.backends.ollama import LlmError, OllamaBackend, normalize_host
 from tikitaka.protocol.catalogue import action_schema, native_tools
 from tikitaka.protocol.settings import CoordinatorSettings

@@ -4,10 +4,10 @@ allowed per run or by config headless, refused otherwise; peer tabs need none (i
 from __future__ import annotations
 
 import pytest
-
 from agent_helpers import AgentHost
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
+
 from tikitaka.actors.coordinator.events import ConsentNeeded, RunDone, RunError, ToolEnd
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'

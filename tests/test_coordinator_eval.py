@@ -27,6 +27,7 @@ SCENARIOS = {"ask-peer", "shell-command", "relay-answer", "wrong-tab-name", "two
 
 def test_the_eval_harness_runs_every_scenario_to_an_end(tmp_path, tiki_env):
     from test_embedded import smollm2
+
     from tikitaka.protocol.catalogue import TOOLS
 
     out = tmp_path / "eval.json"

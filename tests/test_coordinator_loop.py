@@ -4,14 +4,11 @@ driving a real bash tab (issue 4)."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 
-import pytest
-
-from agent_helpers import AgentHost
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
+
 from tikitaka.actors.coordinator.events import Correction, Generating, RunDone, RunError, ToolEnd
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'

@@ -4,13 +4,11 @@ and a queue of runs. Real tabs, the real `ollama` client, a scripted fake server
 
 from __future__ import annotations
 
-import queue
-
 import pytest
-
 from agent_helpers import AgentHost
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
+
 from tikitaka.actors.coordinator.events import RunDone, RunError, RunStarted, ToolEnd, ToolStart
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import BASH_TAB, wait_until
 from fake_ollama import FakeOllama, Reply
 

@@ -10,11 +10,18 @@ import json
 import re
 
 import pytest
-
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors.coordinator.events import (Compacted, Correction, Generating, RunDone, RunError, ToolEnd,
-                                                TurnStarted)
+
+from tikitaka.actors.coordinator.events import (
+    Compacted,
+    Correction,
+    Generating,
+    RunDone,
+    RunError,
+    ToolEnd,
+    TurnStarted,
+)
 
 BACKENDS = ["ollama", "openai"]
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'

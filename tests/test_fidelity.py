@@ -13,9 +13,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import fidelity_scenarios as scenarios
+import pytest
 from fidelity import Pair
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (the reference)")

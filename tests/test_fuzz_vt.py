@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-
 from conftest import TIKI, wait_until
 from term_helpers import peak_rss_mb, reset_peak_rss, rss_mb
 from vt_fuzz import generate

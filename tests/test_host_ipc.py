@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import socket
 import stat
 import subprocess
-import concurrent.futures
 
 from conftest import BASH_TAB, TIKI, wait_until
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import concurrent.futures
-import re
 
 from conftest import BASH_TAB, wait_until
 
@@ -141,6 +139,7 @@ def test_key_names_are_checked_before_sending(serve):
 
 def test_no_host_and_usage_exit_codes(tiki_env, serve):
     import subprocess
+
     from conftest import TIKI
 
     no_host = subprocess.run([TIKI, "terminal-list"], env=tiki_env, capture_output=True, text=True)

@@ -9,7 +9,6 @@ import re
 import sys
 
 import pytest
-
 from conftest import BASH_TAB
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="peer credentials: Linux")

@@ -13,7 +13,6 @@ import threading
 import time
 
 import pytest
-
 from conftest import BASH_TAB, TIKI
 from ipc_helpers import LONG_WAIT, connect, hold
 

@@ -15,7 +15,6 @@ import subprocess
 import tempfile
 
 import pytest
-
 from conftest import BASH_TAB, TIKI
 
 

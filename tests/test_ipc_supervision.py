@@ -8,10 +8,10 @@ import io
 
 import pykka
 import pytest
-
 from conftest import BASH_TAB, wait_until
-from tikitaka.actors.ipc import connection as ipc_conn
+
 from tikitaka.actors.host import Host, HostOptions
+from tikitaka.actors.ipc import connection as ipc_conn
 from tikitaka.app.client import HostError, NoHost, call
 from tikitaka.protocol.settings import Settings
 

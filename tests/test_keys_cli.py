@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import wait_until
 
 LOGGER = Path(__file__).with_name("key_logger.py")

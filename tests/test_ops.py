@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import BASH_TAB
 from ipc_helpers import request
+
 from tikitaka.protocol import ops, schema
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import BASH_TAB, wait_until
+from conftest import BASH_TAB
 from fake_ollama import FakeOllama, Reply
 
 STANDIN = Path(__file__).parent / "peer_standin.py"

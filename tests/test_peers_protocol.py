@@ -6,8 +6,7 @@ import pytest
 
 from tikitaka.actors.peers.bot import header_template
 from tikitaka.protocol.done import unwrap_done
-from tikitaka.protocol.handshake import (CONNECTED, HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack,
-                                         render_header)
+from tikitaka.protocol.handshake import CONNECTED, HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
 
 
 def test_first_send_introduces_then_ack_connects():

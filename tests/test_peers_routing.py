@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from agent_helpers import AgentHost
 from conftest import wait_until
 from fake_ollama import Reply
-from tikitaka.actors.events import PeerNote
-from tikitaka.actors.events import BotChat
+
 from tikitaka.actors.coordinator.events import RunDone, RunStarted, ToolEnd, ToolStart
+from tikitaka.actors.events import BotChat, PeerNote
 
 PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 

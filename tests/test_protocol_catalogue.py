@@ -8,8 +8,16 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from tikitaka.protocol.catalogue import (MESSAGE_MAX, TEXT_MAX, TOOLS, Shape, action_schema, describe_tools,
-                                         gbnf, native_tools)
+from tikitaka.protocol.catalogue import (
+    MESSAGE_MAX,
+    TEXT_MAX,
+    TOOLS,
+    Shape,
+    action_schema,
+    describe_tools,
+    gbnf,
+    native_tools,
+)
 
 ReadTerminalArgs, SendKeyArgs, WaitArgs = TOOLS["read_terminal"], TOOLS["send_key"], TOOLS["wait"]
 

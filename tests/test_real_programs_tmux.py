@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import wait_until
 from test_attach_tmux import pytestmark, read, tiki  # noqa: F401
 from tmux_outer import Outer

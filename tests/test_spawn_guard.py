@@ -11,7 +11,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import BASH_TAB
 from term_helpers import raw_request
 

@@ -5,11 +5,11 @@ stand-in is the fake Ollama at the edge."""
 from __future__ import annotations
 
 import pykka
-
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
-from tikitaka.actors.events import BotChat
+
 from tikitaka.actors.coordinator.events import RunDone, RunError
+from tikitaka.actors.events import BotChat
 
 PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from conftest import BASH_TAB, TIKI, wait_until
+
 from tikitaka.terminals.screen import Screen
 
 

@@ -5,8 +5,10 @@ sequence is split across reads or uses the 8-bit CSI, and small counts still wor
 from __future__ import annotations
 
 from conftest import BASH_TAB
-from tikitaka.protocol.settings import TerminalSettings
 from term_helpers import rss_mb
+
+from tikitaka.protocol.settings import TerminalSettings
+
 
 def _lines_of(text: str, char: str) -> int:
     return sum(1 for line in text.splitlines() if line and set(line) == {char})
@@ -55,6 +57,7 @@ def test_a_clamped_repeat_leaves_the_screen_as_the_full_repeat_would():
     # Visible equivalence: printing n characters, n far beyond the screen's cells, leaves the
     # same screen and cursor as the clamped count (checked against literal characters).
     import avt
+
     from tikitaka.terminals.screen import Screen
 
     cols, rows = 13, 5

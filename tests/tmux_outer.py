@@ -8,7 +8,6 @@ import subprocess
 import uuid
 
 import avt
-
 from conftest import TIKI, wait_until
 
 

@@ -13,10 +13,10 @@ from ...protocol import ops
 from ..errors import BadArguments, TikiError
 from ..ipc.context import OpContext
 from .actor import Coordinator
-from .session import CoordinatorLink
 from .backends.choice import BackendChoice
 from .events import FINAL, RunEvent
 from .limits import ALIVE_EVERY, ASK
+from .session import CoordinatorLink
 
 
 def start(host: Any, backend_factory: Callable[[], Any] | None = None) -> None:

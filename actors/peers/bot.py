@@ -21,11 +21,10 @@ from typing import Any
 import pykka
 
 from ...protocol.handshake import HANDSHAKE_SENT, NOT_CONNECTED, Handshakes, is_ack, render_header
+from ...protocol.limits import ASK
 from ...protocol.settings import PeerSettings
 from ..events import BotChat, PeerNote, PeerStateChanged, TabsChanged
 from ..supervisor import SupervisedActor
-from ...protocol.limits import ASK
-
 
 
 @dataclass

@@ -10,8 +10,6 @@ from typing import Any
 import pykka
 
 from .bot import BotActor, PeerBook
-from ...protocol.limits import ASK
-
 
 
 def start(host: Any) -> None:

@@ -23,10 +23,10 @@ import re
 import time
 from typing import Any, Callable
 
-from ..errors import TikiError, WaitTimeout
-from .writes import LineTooLong, SendIncomplete
 from ...protocol.limits import ASK
 from ...terminals.keys import text_keystrokes
+from ..errors import TikiError, WaitTimeout
+from .writes import LineTooLong, SendIncomplete
 
 POLL = 0.005
 ECHO_QUIET = 0.015  # the echo counts as settled after 15 ms without new output

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...protocol.settings import TerminalSettings
-from ...terminals import divider, keys as keymap
+from ...terminals import divider
 from ...terminals.env import child_env
-from ...terminals.grid import grid
 from ...terminals.foreground import ForegroundCommand
+from ...terminals.grid import grid
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning

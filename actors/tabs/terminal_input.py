@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...terminals import keys as keymap
-from ...terminals.mouse import from_wire, input_for as mouse_input
+from ...terminals.mouse import from_wire
+from ...terminals.mouse import input_for as mouse_input
 from .writes import WriteTicket
 
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"

@@ -18,6 +18,7 @@ from typing import Any
 
 import pykka
 
+from ...protocol.limits import ASK
 from ...protocol.settings import TerminalSettings
 from ...terminals.env import new_tab_token
 from ..errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
@@ -26,9 +27,9 @@ from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
 from ..supervisor import ActorSlot, SupervisedActor, Supervisor
 from .agent_watch import AgentConfig
 from .terminal import TabSpec, TerminalActor
-from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, tab_info  # noqa: F401 - re-exported
 from .workspace_file import TabEntry, default_role, default_shell, save_workspace
-from ...protocol.limits import ASK
+from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, tab_info  # noqa: F401 - re-exported
+
 
 class WorkspaceActor(SupervisedActor):
     def __init__(

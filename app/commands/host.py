@@ -6,7 +6,6 @@ import argparse
 import os
 import signal
 import sys
-
 from typing import Any
 
 from ...protocol import ipc, ops, paths
