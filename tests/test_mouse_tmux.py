@@ -102,7 +102,7 @@ def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_
         outer.literal("w0", "777")
         outer.keys("w0", "Enter")
         wait_until(lambda: has_line(s := outer.screen("w0"), "2777") and not has_line(s, "2999")
-                   and re.search(r"\[\d+/\d{4}\]", s), 10, 0.1, what="the view at the match")
+                   and re.search(r"\[\d+/\d{4}\]", s), 10, 0.1, what=f"the view at the match; {outer.screen('w0')}")
         outer.keys("w0", "n")
         wait_until(lambda: has_line(s := outer.screen("w0"), "1777") and not has_line(s, "2777"), 10, 0.1, what="n")
         outer.keys("w0", "N")

@@ -42,6 +42,7 @@ class ScrollbackMode:
         self.search: Search | None = None
         self.match = None
         self.prompt: str | None = None  # "/query" or "?query" while a search is typed
+        self.queued: str | None = None  # a search submitted before the history arrived
 
     # -- rows ---------------------------------------------------------------------------------
 
@@ -65,6 +66,7 @@ class ScrollbackMode:
             return
         self.active, self.history, self.refs = True, {}, {}
         self.total, self.selection, self.search, self.match, self.prompt = view.history, None, None, None, None
+        self.queued = None
         self._place()
         # The frames' history count may be a moment old: ask for the exact one, then the rows.
         self.refs[view.client.scrollback(view.tab_id, 0, 1)] = -1
@@ -93,6 +95,8 @@ class ScrollbackMode:
             first = page["total"] - page["offset"]
             for index, line in enumerate(page["lines"]):
                 self.history[first + index] = line
+        if self.active and self.queued is not None and not self.refs:
+            self._search(self.queued)
         self.view.refresh()
         return True
 
@@ -143,15 +147,21 @@ class ScrollbackMode:
             self.prompt = None
         elif key == "enter":
             self.prompt = None
-            if len(prompt) > 1:
-                self.search = Search(self.row, self.count())
-                self._show(self.search.search(prompt[1:], self.cursor, backward=prompt[0] == "?"))
+            if len(prompt) > 1 and self.refs:  # typed before the history arrived: search it once it has
+                self.queued = prompt
+            elif len(prompt) > 1:
+                self._search(prompt)
         elif key == "backspace":
             self.prompt = prompt[:-1] if len(prompt) > 1 else None
         elif character and character.isprintable():
             self.prompt = prompt + character
         self.view.refresh()
         return True
+
+    def _search(self, prompt: str) -> None:
+        self.queued = None
+        self.search = Search(self.row, self.count())
+        self._show(self.search.search(prompt[1:], self.cursor, backward=prompt[0] == "?"))
 
     def _show(self, match: Any) -> None:
         self.match = match
