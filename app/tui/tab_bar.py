@@ -1,4 +1,5 @@
-"""The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake),
+"""The tab bar: every tab's number, name and badges (needs you / done, set by notify.py;
+running/exited, idle/busy, handshake),
 and a `PREFIX` mark while tikitaka waits for the key after the prefix."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
+
+from .notify import BADGES
 
 HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
 
@@ -21,6 +24,7 @@ class TabBar(Static):
         self.handshakes: dict[str, str] = {}
         self.prefix_label = prefix_label
         self.prefix_pending = False
+        self.badges: dict[int, str] = {}  # tab id -> a key of notify.BADGES
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
         self.tabs, self.active_id = list(tabs), active_id
@@ -43,6 +47,8 @@ class TabBar(Static):
             active = tab.id == self.active_id
             label = Text(f" {number} {tab.name} ", style="bold reverse" if active else "bold")
             text.append_text(label)
+            if tab.id in self.badges:
+                text.append(*BADGES[self.badges[tab.id]])
             if not tab.running:
                 text.append(f"exited ({tab.exit_code}) ", style="red")
             else:
