@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textual.notifications import SeverityLevel
+
 DEFAULTS = {"badge": True, "toast": True, "osc9": True, "osc777": True, "bell": True, "background_only": True,
             "waiting": True}
 
@@ -89,12 +91,13 @@ class Notifier:
         if reason in ("waiting", "done"):
             self._badge(tab, reason)
             self._redraw()
+        severity: SeverityLevel = "information"
         if reason == "waiting":
             title, body, severity = f"{name} needs you", summary(text), "warning"
         elif reason == "done":
-            title, body, severity = f"{name} is done", "finished working", "information"
+            title, body = f"{name} is done", "finished working"
         else:
-            title, body, severity = name, clean(text), "information"
+            title, body = name, clean(text)
         if self.settings["toast"]:
             self.app.notify(body or title, title=title, severity=severity, timeout=8)
         self._outer(title, body)
