@@ -13,7 +13,8 @@ from typing import Any
 
 from ...terminals.rows import sgr_of
 from ..coordinator.events import ConsentNeeded, RunEvent
-from ..events import ActorFailed, BotChat, PeerNote, PeerStateChanged, TabExited, TabsChanged
+from ..events import (ActorFailed, AgentNotice, AgentStateChanged, BotChat, PeerNote, PeerStateChanged, TabExited,
+                      TabsChanged)
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -110,4 +111,10 @@ def wire_event(event: object) -> dict[str, Any] | None:
         return {"kind": "note", "sender": event.sender, "text": event.note, "level": "warning"}
     if isinstance(event, ActorFailed):
         return {"kind": "note", "sender": event.what, "text": event.error, "level": "error"}
+    if isinstance(event, AgentStateChanged):
+        return {"kind": "agent_state", "tab": event.tab_id, "name": event.name, "agent": event.kind,
+                "state": event.state, "previous": event.previous, "since": event.since, "rule": event.rule}
+    if isinstance(event, AgentNotice):
+        return {"kind": "agent_notice", "tab": event.tab_id, "name": event.name, "reason": event.reason,
+                "text": event.text, "time": event.time}
     return None

@@ -66,6 +66,13 @@ class TabFeed:
         return not self.sessions
 
 
+def _notify_settings(host: Any) -> dict[str, Any]:
+    """The host's [notify] settings, which the UI honours (badges, toasts, its terminal's
+    notifications): one config file decides for the host and every UI."""
+    settings = getattr(host, "settings", None)
+    return settings.notify.model_dump() if settings is not None else {}
+
+
 class UiHub:
     def __init__(self, host: Any) -> None:
         self._host = host
@@ -107,6 +114,7 @@ class UiHub:
             "coordinator": self._host.service("coordinator") is not None,
             "peers": bot.states().get(timeout=ASK) if bot is not None else {},
             "consents": consents,
+            "notify": _notify_settings(self._host),
         }
 
     def detach(self, session: Any) -> None:

@@ -26,6 +26,7 @@ from .dialogs import ConsentScreen
 from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
 from .keys import key_to_bytes
 from .messages import Detached, HostEvent, PanelNote, PrefixKey, PrefixPending, TypedToTab
+from .notify import Notifier
 from .tab_bar import TabBar
 from .terminal_view import TerminalView
 
@@ -50,6 +51,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         self._consents: dict[str, ConsentScreen] = {}
         self.detached_reason: str | None = None
         self._wanted: int | None = None  # a tab to show as soon as the tab list has it
+        self.notifier = Notifier(self)
 
     def compose(self) -> ComposeResult:
         # Kept as attributes, not queried: messages still arrive while the app tears its
@@ -71,6 +73,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
                           lambda reason: self.post_message(Detached(reason)))
         self.apply_panel()
         self.view.focus()
+        self.notifier.start(hello)
         self._set_tabs(hello.get("tabs", []), prefer=hello.get("active"))
         for name, state in (hello.get("peers") or {}).items():
             self.tab_bar.set_handshake(name, state.get("handshake", "not_connected"))
@@ -213,6 +216,8 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
                 self.panel.write(f"{event['name']}: {event['note']}", "yellow")
         elif kind == "note":
             self.panel.write(f"{event['sender']}: {event['text']}", "yellow" if event["level"] == "warning" else "red")
+        elif kind in ("agent_state", "agent_notice"):
+            self.notifier.event(event)
         elif kind == "backend":
             self.panel.set_ai_available(event.get("problem"))
         elif kind == "error":
@@ -246,6 +251,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
 
     def _set_tabs(self, rows: list[dict[str, Any]], prefer: int | None = None) -> None:
         self.tabs = [types.SimpleNamespace(**row) for row in rows]
+        self.notifier.tabs(rows)
         for tab in self.tabs:  # also covers a child that exited before this UI attached
             if tab.running:
                 self._exits_noted.discard(tab.id)
@@ -266,6 +272,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             self._wanted = tab_id  # just created: shown when the tab list arrives
             return
         self.active_id = tab_id
+        self.notifier.shown(tab_id)
         self.tab_bar.set_tabs(self.tabs, tab_id)
         self.view.show(tab_id)
         self._show_exit()

@@ -1,5 +1,6 @@
-"""The tab bar: every tab's number, name and badges (running/exited, idle/busy, handshake),
-and a `PREFIX` mark while tikitaka waits for the key after the prefix. A click on a tab shows it."""
+"""The tab bar: every tab's number, name and badges (needs you / done, set by notify.py;
+running/exited, idle/busy, handshake), and a `PREFIX` mark while tikitaka waits for the key
+after the prefix. A click on a tab shows it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
+
+from .notify import BADGES
 
 HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
 
@@ -23,6 +26,7 @@ class TabBar(Static):
         self.prefix_label = prefix_label
         self.prefix_pending = False
         self.spans: list[tuple[int, int, int]] = []  # (first column, end column, tab id) as drawn
+        self.badges: dict[int, str] = {}  # tab id -> a key of notify.BADGES
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
         self.tabs, self.active_id = list(tabs), active_id
@@ -59,6 +63,8 @@ class TabBar(Static):
 
     def _piece(self, number: int, tab: Any) -> Text:
         text = Text(f" {number} {tab.name} ", style="bold reverse" if tab.id == self.active_id else "bold")
+        if tab.id in self.badges:
+            text.append(*BADGES[self.badges[tab.id]])
         if not tab.running:
             text.append(f"exited ({tab.exit_code}) ", style="red")
         else:

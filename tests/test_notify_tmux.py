@@ -1,0 +1,59 @@
+"""Issue 12's acceptance through a real outer terminal: the real `tiki` binary runs in a tmux
+pane; a Claude stand-in in a background tab reaches its permission prompt; the tab bar shows the
+waiting badge and the notification sequences reach the outer terminal.
+
+What the outer terminal receives is what the TUI writes to its pane: `tmux pipe-pane` copies
+every byte the pane's program outputs to a file, before tmux interprets any of it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TIKI, wait_until
+from tmux_outer import Outer
+
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
+HERE = Path(__file__).parent
+BASH = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+CLAUDE = (f'[[tab]]\nname = "Claude"\n'
+          f'command = {json.dumps([sys.executable, str(HERE / "standins" / "claude_standin.py"), "--speed", "0.3"])}\n')
+
+
+def tiki(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TIKI, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal(tiki_env, tmp_path):
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH + CLAUDE)  # sh in front, Claude in the background
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env)
+    try:
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
+        assert b"\x1b]9;" not in received.read_bytes()  # nothing to say yet
+
+        sent = tiki(tiki_env, "terminal-send", "Claude", "make a demo dir")
+        assert sent.returncode == 0, sent.stderr
+        screen = outer.wait("w0", "! needs you")
+        tab_bar = screen.splitlines()[0]
+        assert tab_bar.index("Claude") < tab_bar.index("! needs you")  # on Claude's tab
+        osc9 = b"\x1b]9;tikitaka: Claude needs you: Do you want to proceed?\x07"
+        wait_until(lambda: osc9 in received.read_bytes(), 10, 0.1, what="OSC 9 on the outer terminal")
+        data = received.read_bytes()
+        assert b"\x1b]777;notify;tikitaka: Claude needs you;Do you want to proceed?\x07" in data
+        assert osc9 + b"\x1b]777;" in data  # written as one piece, not cut by a frame
+
+        outer.keys("w0", "C-\\", "2")  # show the tab: the badge is seen
+        wait_until(lambda: "! needs you" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
+    finally:
+        outer.close()
+        tiki(tiki_env, "shutdown")

@@ -1,0 +1,99 @@
+"""The TUI tells its user about tabs that need them (issue 12): a badge on a background tab that
+waits for its user or finished while nobody looked, cleared when the prompt is answered or the
+tab is shown; a toast. The real app on a real in-process host, the Claude stand-in in a tab."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pykka
+import pytest
+
+from conftest import BASH_TAB
+from tui_helpers import PREFIX, attach, until
+from tikitaka.actors.host import Host, HostOptions
+from tikitaka.protocol.settings import NotifySettings, Settings
+
+CLAUDE = Path(__file__).parent / "standins" / "claude_standin.py"
+
+
+def claude_tab(*args: str) -> str:
+    return f'[[tab]]\nname = "Claude"\ncommand = {json.dumps([sys.executable, str(CLAUDE), "--speed", "0.3", *args])}\n'
+
+
+@pytest.fixture
+def notify_host(tmp_path, in_tiki_env):
+    hosts = []
+
+    def start(**notify) -> Host:
+        path = tmp_path / "workspace.toml"
+        path.write_text(BASH_TAB + claude_tab())  # sh first: it is the tab in front
+        host = Host(HostOptions(workspace=path, settings=Settings(notify=NotifySettings(**notify)),
+                                coordinator=False, peers=False))
+        host.start()
+        hosts.append(host)
+        return host
+
+    yield start
+    for host in hosts:
+        host.stop()
+    pykka.ActorRegistry.stop_all()
+
+
+def bar(app) -> str:
+    return str(app.tab_bar.content)
+
+
+def toasts(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+def submit(host: Host, text: str, **kwargs) -> None:
+    outbox = host.workspace.get("Claude").get(timeout=5).terminal.outbox().get(timeout=5)
+    assert outbox.submit(text, name="Claude", **kwargs).wait(10)
+
+
+async def test_badges_for_a_background_tab_set_and_cleared(notify_host):
+    host = notify_host(done_after=0.3)
+    app = attach(host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: "Claude" in bar(app), what="the tab bar")
+        state = lambda: host.workspace.get("Claude").get(timeout=5).terminal.agent().get(timeout=5).view.state  # noqa: E731
+        await until(pilot, lambda: state() == "idle", what="Claude at its prompt")
+        assert "needs you" not in bar(app) and "done" not in bar(app)
+
+        submit(host, "make a demo dir")  # Claude works, then asks for permission
+        await until(pilot, lambda: "! needs you" in bar(app), what="the waiting badge")
+        assert bar(app).index("Claude") < bar(app).index("! needs you")  # on Claude's tab, not sh's
+        await until(pilot, lambda: any(t.startswith("Claude needs you: Do you want to proceed?") for t in toasts(app)),
+                    what="the waiting toast")
+
+        submit(host, "1", enter=False, now=True)  # answered from elsewhere: the badge goes with the prompt
+        await until(pilot, lambda: "! needs you" not in bar(app), what="the waiting badge cleared")
+        await until(pilot, lambda: "✓ done" in bar(app), what="the done badge (finished while unseen)")
+        assert any(t.startswith("Claude is done") for t in toasts(app))
+
+        await pilot.press(PREFIX, "2")  # the user looks: the badge is seen
+        await until(pilot, lambda: app.active_id == 2, what="Claude's tab in front")
+        await until(pilot, lambda: "✓ done" not in bar(app), what="the done badge cleared")
+
+        await pilot.press(PREFIX, "1")
+        submit(host, "another")
+        await until(pilot, lambda: "! needs you" in bar(app), what="the waiting badge again")
+        await pilot.press(PREFIX, "2")
+        await until(pilot, lambda: "! needs you" not in bar(app), what="the waiting badge cleared by showing the tab")
+    app.client.close()
+
+
+async def test_the_tab_in_front_gets_no_badge_and_badges_can_be_off(notify_host):
+    host = notify_host(done_after=0.3, badge=False)
+    app = attach(host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: "Claude" in bar(app), what="the tab bar")
+        assert app.notifier.settings["badge"] is False  # the host's [notify] came in hello
+        submit(host, "make a demo dir")
+        await until(pilot, lambda: any(t.startswith("Claude needs you") for t in toasts(app)), what="the toast")
+        assert "needs you" not in bar(app)  # the toast is the positive control: the notice did arrive
+    app.client.close()
