@@ -19,6 +19,7 @@ class Commands:
     tabs: list[Any]
     active_id: int | None
     client: Any
+    detached_reason: str | None
 
     # -- tabs ----------------------------------------------------------------------------
 
@@ -146,5 +147,5 @@ class Commands:
         self.push_screen(ConfirmScreen(question, yes="Stop everything", no="Cancel"), confirmed)  # type: ignore[attr-defined]
 
     def _stopped(self, result: Any) -> None:
-        self.detached_reason = "the host is stopping: its tabs were ended"  # type: ignore[attr-defined]
+        self.detached_reason = "the host is stopping: its tabs were ended"
         self.exit()  # type: ignore[attr-defined]

@@ -143,9 +143,9 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
                         break
                     await asyncio.sleep(0.005)
         finally:
-            driver = self._driver
-            if hasattr(driver, "resume_input"):
-                driver.resume_input()  # what was typed after the command goes where it now belongs
+            resume = getattr(self._driver, "resume_input", None)  # RawDriver's (not Pilot's)
+            if resume is not None:
+                resume()  # what was typed after the command goes where it now belongs
 
     def on_prefix_pending(self, message: PrefixPending) -> None:
         self.tab_bar.set_prefix(message.pending)
