@@ -180,7 +180,7 @@ def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
         frames += 1
     elapsed = time.monotonic() - started
     assert elapsed > 0.3, elapsed  # a real flood (3 MB), long enough to count its frames
-    assert frames <= 25 * elapsed + 3, (frames, elapsed)  # at 60 a second this fails
+    assert frames <= 35 * elapsed + 3, (frames, elapsed)  # ~20 a second; at 60 this fails
     assert re.search(r"^400000\nflood-3$", live.screen(), re.M)  # the last screen, whole
 
 
