@@ -38,12 +38,17 @@ def tiki_env(work: Path) -> dict[str, str]:
     return env
 
 
-def timed(control: TmuxControl, target: str, command: str, marker: str) -> float:
+def timed(control: TmuxControl, target: str, command: str, marker: str, cpu: dict[str, list[float]],
+          pids: dict[str, int]) -> float:
+    """Seconds until `marker` is on the outer screen; each of `pids`' CPU seconds meanwhile into `cpu`."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     start = time.perf_counter()
     control.command(f"send-keys -t {target} -l '{command}'")
     control.command(f"send-keys -t {target} Enter")
     wait_for(lambda: marker in control.command(f"capture-pane -p -t {target}"), 600, POLL)
     elapsed = time.perf_counter() - start
+    for name, pid in pids.items():
+        cpu.setdefault(name, []).append(round(cpu_seconds(pid) - before[name], 2))
     control.command(f"send-keys -t {target} -l clear")
     control.command(f"send-keys -t {target} Enter")
     time.sleep(1)
@@ -56,10 +61,27 @@ def cpu_percent(pids: list[int], seconds: float) -> list[float]:
     return [100 * (cpu_seconds(pid) - b) / seconds for pid, b in zip(pids, before)]
 
 
+def ui_pid_of(control: TmuxControl, ui: str) -> int:
+    pane_pid = int(control.command(f"display-message -p -t {ui} '#{{pane_pid}}'").strip())
+    return int(subprocess.run(["pgrep", "-P", str(pane_pid)], capture_output=True, text=True).stdout.split()[0])
+
+
+def profile(out: str, host_pid: int, control: TmuxControl, ui: str) -> list[subprocess.Popen[bytes]]:
+    """py-spy (pip install py-spy) on the host and the UI; raw folded stacks for counting by hand."""
+    Path(out).mkdir(parents=True, exist_ok=True)
+    spies = [subprocess.Popen(["py-spy", "record", "--rate", "200", *os.environ.get("PYSPY_ARGS", "").split(), "--format", "raw", "-o",
+                               f"{out}/{name}.txt", "--pid", str(pid)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+             for name, pid in (("host", host_pid), ("ui", ui_pid_of(control, ui)))]
+    time.sleep(1)
+    return spies
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--idle", type=float, default=20)
+    parser.add_argument("--profile", metavar="DIR", help="py-spy record the host and the UI during the tiki runs")
     opts = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tkattach-"))
     env = tiki_env(work)
@@ -79,18 +101,25 @@ def main() -> None:
         wait_for(lambda: "? help" in control.command(f"capture-pane -p -t {ui}"), 60, 0.1)
         host_pid = call("host.info", socket_path=Path(env["TIKI_SOCKET"]))["pid"]
         times: dict[str, list[float]] = {"tiki": [], "tmux": []}
+        spies = profile(opts.profile, host_pid, control, ui) if opts.profile else []
+        tmux_pid = int(control.command("display-message -p '#{pid}'").strip())
+        ui_pid = ui_pid_of(control, ui)
+        cpu: dict[str, dict[str, list[float]]] = {"tiki": {}, "tmux": {}}
         for n in range(opts.runs):
-            times["tiki"].append(timed(control, ui, SEQ.format(n=n), f"END{n}-2"))
-            times["tmux"].append(timed(control, plain, SEQ.format(n=n), f"END{n}-2"))
+            times["tiki"].append(timed(control, ui, SEQ.format(n=n), f"END{n}-2", cpu["tiki"],
+                                       {"host": host_pid, "UI": ui_pid, "outer tmux": tmux_pid}))
+            times["tmux"].append(timed(control, plain, SEQ.format(n=n), f"END{n}-2", cpu["tmux"],
+                                       {"tmux server": tmux_pid}))
+        for spy in spies:
+            spy.send_signal(2)  # py-spy writes its output on SIGINT
+            spy.wait(60)
         best = {side: min(runs) for side, runs in times.items()}
         print(f"seq 1 600000 until END is on the outer {COLS}x{ROWS} screen, polled every {POLL * 1000:g} ms")
         for side, runs in times.items():
-            print(f"  {side:<5} best {best[side]:.2f} s  runs {[round(t, 2) for t in runs]}")
+            print(f"  {side:<5} best {best[side]:.2f} s  runs {[round(t, 2) for t in runs]}  CPU s per run: "
+                  + ", ".join(f"{name} {values}" for name, values in cpu[side].items()))
         print(f"  ratio tikitaka/tmux (tmux time / tiki time): {best['tmux'] / best['tiki']:.2f}  (target >= 1.0)")
 
-        pane_pid = int(control.command(f"display-message -p -t {ui} '#{{pane_pid}}'").strip())
-        ui_pid = int(subprocess.run(["pgrep", "-P", str(pane_pid)], capture_output=True, text=True).stdout.split()[0])
-        tmux_pid = int(control.command("display-message -p '#{pid}'").strip())
         time.sleep(3)
         host, ui_cpu, tmux_cpu = cpu_percent([host_pid, ui_pid, tmux_pid], opts.idle)
         print(f"idle, UI attached, over {opts.idle:g} s: host {host:.2f}% CPU, UI {ui_cpu:.2f}%, "

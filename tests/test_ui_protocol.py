@@ -163,6 +163,27 @@ def test_a_ui_that_stops_reading_slows_neither_the_host_nor_other_uis(serve):
     assert re.search(r"^300000$", stalled.screen(), re.M)
 
 
+def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
+    # Output faster than anyone reads goes out at ~20 frames a second, not 60 (the frames
+    # took the reader's GIL and the UI's repaint time); where it stops is drawn at once.
+    host = serve(BASH_TAB)
+    live = Session(host.env, 80, 24)
+    sh = live.tabs["sh"]
+    live.client.watch(sh)
+    live.next("screen")
+    live.client.input(sh, b"seq 1 400000; echo flood-$((1+1))\r")
+    live.until_screen("400000", timeout=60)  # the flood has begun and its numbers are drawn
+    started, frames = time.monotonic(), 0
+    live.client.input(sh, b"seq 1 400000; echo flood-$((2+1))\r")
+    while "flood-3" not in live.screen():
+        live.next("screen", timeout=60)
+        frames += 1
+    elapsed = time.monotonic() - started
+    assert elapsed > 0.3, elapsed  # a real flood (3 MB), long enough to count its frames
+    assert frames <= 35 * elapsed + 3, (frames, elapsed)  # ~20 a second; at 60 this fails
+    assert re.search(r"^400000\nflood-3$", live.screen(), re.M)  # the last screen, whole
+
+
 def test_the_host_stopping_ends_every_session_saying_why(serve):
     host = serve(BASH_TAB)
     session = Session(host.env)
