@@ -115,3 +115,25 @@ def test_a_soft_reset_puts_the_cursor_keys_back_to_normal():
     assert screen.app_cursor_keys
     screen.feed(b"\x1b[!p")
     assert not screen.app_cursor_keys
+
+
+def test_the_quick_check_lets_every_sequence_the_scanner_reads_through():
+    """The scanner skips reads with none of `_STARTS` in them: each sequence it acts on must
+    start with one of them, or a change to the pattern would silently stop working."""
+    from tikitaka.terminals.sequences import _PATTERN, _STARTS, ModeScanner
+
+    samples = ["\x1b]0;title\x07", "\x1b]2;title\x1b\\", "\x1b]52;c;aGk=\x07", "\x1b[?2004h", "\x1b[?1049l",
+               "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1bc", "\x1bM"]
+    for sample in samples:
+        assert _PATTERN.search(sample), sample
+        assert any(sample.startswith(opening) for opening in _STARTS), sample
+    scanner = ModeScanner()
+    scanner.scan("\x1b[31mred\x1b[0m" * 100)  # colours only: skipped, nothing changes
+    assert not scanner.bracketed_paste
+    scanner.scan("\x1b[31mred\x1b[?20")  # a mode cut off at the end of a read ...
+    scanner.scan("04h\x1b[0m")  # ... completes in the next
+    assert scanner.bracketed_paste
+    from tikitaka.terminals.sequences import _ANY_START
+
+    for opening in _STARTS:
+        assert _ANY_START.match(opening), opening
