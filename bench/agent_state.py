@@ -32,11 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from test_agent_state import CAPTURES, load_capture  # noqa: E402
+
 from tikitaka.terminals.agent_state import AgentStateDetector, ScreenFacts, screen_facts  # noqa: E402
 from tikitaka.terminals.agent_state_rules import load_rulebook  # noqa: E402
 from tikitaka.terminals.agent_state_signals import NotificationScanner  # noqa: E402
 from tikitaka.terminals.screen import Screen  # noqa: E402
-from test_agent_state import CAPTURES, load_capture  # noqa: E402
 
 SCREENS = ROOT / "tests" / "screens"
 RULES = load_rulebook(user=Path("/nonexistent"))

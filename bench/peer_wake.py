@@ -45,6 +45,7 @@ def main() -> None:
     os.environ.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"))
     from agent_helpers import AgentHost
     from fake_ollama import Reply
+
     from tikitaka.actors.coordinator.events import ToolEnd, ToolStart
 
     agent = AgentHost(work, PEER, peers=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Union
+from typing import Any, Union
 
 import avt
 
@@ -113,7 +113,8 @@ def sgr_of(style: CellStyle) -> str:
 
 # -- the slow path: one row from its cells ------------------------------------------------------
 
-def _color(color: object) -> Color | None:
+def _color(color: Any) -> Color | None:
+    """A pyavt colour (None, `Color.Indexed(n)` or `Color.RGB(r, g, b)`, both indexable)."""
     if color is None:
         return None
     if isinstance(color, avt.Color.RGB):

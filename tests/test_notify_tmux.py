@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import TIKI, wait_until
 from tmux_outer import Outer
 

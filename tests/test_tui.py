@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tui_helpers import PREFIX, make_app, screen_text, stop, until
+
 from tikitaka.app.tui.agent_panel import AgentPanel
 from tikitaka.app.tui.terminal_view import TerminalView
 

@@ -4,10 +4,10 @@ reset), and UI settings that persist between launches (issue 3)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import BASH_TAB
 from fake_ollama import Reply
 from tui_helpers import PREFIX, attach, make_app, screen_text, stop, until
+
 from tikitaka.app.tui import settings_store
 from tikitaka.app.tui.agent_panel import AgentPanel
 

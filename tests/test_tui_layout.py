@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label
+from tui_helpers import PREFIX, make_app, stop, until
 
 from tikitaka.app.tui.agent_panel import AgentPanel
 from tikitaka.app.tui.dialogs import NewTabScreen
-from tui_helpers import PREFIX, make_app, stop, until
 
 BASH = '[[tab]]\nname = "shell"\ncommand = ["bash", "--norc", "--noprofile"]\n'
 

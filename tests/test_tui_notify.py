@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pykka
 import pytest
-
 from conftest import BASH_TAB
 from tui_helpers import PREFIX, attach, until
+
 from tikitaka.actors.host import Host, HostOptions
 from tikitaka.protocol.settings import NotifySettings, Settings
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from tui_helpers import make_app, screen_text, stop, until
 
 FIXED = (

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from textual import events
-
 from tui_helpers import PREFIX, make_app, screen_text, stop, until
+
 from tikitaka.app.tui.agent_panel import AgentPanel
 from tikitaka.app.tui.tab_bar import TabBar
 from tikitaka.app.tui.terminal_view import TerminalView

@@ -9,6 +9,7 @@ import time
 
 from fake_ollama import Reply
 from test_ui_protocol import Session
+
 from tikitaka.actors.coordinator.events import ToolEnd
 
 TYPE_AND_FINISH = (Reply.action("send_to_terminal", tab="sh", text="echo consent-$((1+1))"),

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import BASH_TAB, wait_until
 from ipc_helpers import connect
+
 from tikitaka.app.ui_client import NoHost, UiClient
 from tikitaka.protocol import ops
 

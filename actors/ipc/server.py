@@ -30,9 +30,9 @@ import pykka
 from ...protocol import ipc, ops
 from ...protocol.schema import SchemaError, check
 from ..errors import TikiError
-from .endpoint import listen
 from .connection import Acceptor, send_quietly
 from .context import OpContext
+from .endpoint import listen
 from .identity import Peer
 
 MAX_HANDLERS = 128  # requests being answered at once (one thread each)

@@ -13,8 +13,16 @@ from typing import Any
 
 from ...terminals.rows import sgr_of
 from ..coordinator.events import ConsentNeeded, RunEvent
-from ..events import (ActorFailed, AgentNotice, AgentStateChanged, BotChat, PeerNote, PeerStateChanged, TabExited,
-                      TabsChanged)
+from ..events import (
+    ActorFailed,
+    AgentNotice,
+    AgentStateChanged,
+    BotChat,
+    PeerNote,
+    PeerStateChanged,
+    TabExited,
+    TabsChanged,
+)
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 

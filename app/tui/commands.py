@@ -11,7 +11,6 @@ from . import settings_store
 from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
 from .messages import PanelNote
 
-
 NARROW = 120  # columns: below this the agent panel docks at the bottom
 
 

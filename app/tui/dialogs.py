@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import shutil
 import shlex
+import shutil
 from typing import Any
 
 from textual.app import ComposeResult
@@ -50,7 +50,7 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
         with Vertical(classes="dialog"):
             yield Label("New tab", classes="dialog-title")
             with Horizontal(classes="presets"):
-                for index, (name, command) in enumerate(presets()):
+                for index, (name, _command) in enumerate(presets()):
                     yield Button(name, id=f"preset-{index}", classes="preset")
             yield Input(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
             yield Input(placeholder="command (default: your shell)", id="new-command")

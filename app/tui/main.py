@@ -14,9 +14,9 @@ import types
 from typing import Any
 
 from rich.markup import escape
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Container
-from textual import events
 
 from . import settings_store
 from .agent_panel import AgentPanel

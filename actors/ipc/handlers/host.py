@@ -19,7 +19,6 @@ from ...events import BotChat
 from ..context import OpContext
 
 
-
 def ping(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"pong": True, "pid": os.getpid()}
 
