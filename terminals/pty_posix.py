@@ -46,25 +46,6 @@ def spawn(executable: str, argv: list[str], *, cwd: str | None, env: dict[str, s
     return PosixPty(pid, fd)
 
 
-def _open_pidfd(pid: int) -> int | None:
-    if not hasattr(os, "pidfd_open"):
-        return None
-    try:
-        return os.pidfd_open(pid)
-    except OSError:  # an old kernel, or a sandbox that forbids it: poll instead
-        return None
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class PosixPty:
     """A child on a PTY master fd. See the module docstring for the threading contract."""
 
@@ -72,7 +53,7 @@ class PosixPty:
         self.pid = pid
         self._fd = fd
         os.set_blocking(fd, False)  # writes wait in poll() with a timeout, never in write()
-        self._pidfd = _open_pidfd(pid)  # readable once the child exits (Linux 5.3+)
+        self._pidfd = session.open_pidfd(pid)  # readable once the child exits (Linux 5.3+)
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
@@ -276,7 +257,7 @@ class PosixPty:
             if self._killed:
                 return
             self._killed = True
-        if self._reap() is None or not _exists(self.pid):
+        if self._reap() is None or not session.exists(self.pid):
             session.end_session(self.pid, lambda: self._reap() is not None, _KILL_GRACE_S)
         # else: our child is reaped and its pid belongs to a new process. A pid stays reserved
         # while any process still has it as session id, so the tab's session is gone and the

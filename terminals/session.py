@@ -154,3 +154,24 @@ def end_session(sid: int, reap: Callable[[], bool], grace: float) -> None:
         if not signal_session(sid, (signal.SIGKILL,)):
             return
         time.sleep(0.05)
+
+
+def open_pidfd(pid: int) -> int | None:
+    """A pidfd for `pid` (readable once it exits), or None where there is none."""
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # an old kernel, or a sandbox that forbids it: poll instead
+        return None
+
+
+def exists(pid: int) -> bool:
+    """`pid` is a process (ours or not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
