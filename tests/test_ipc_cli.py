@@ -11,6 +11,7 @@ import socket
 import subprocess
 import threading
 import time
+import warnings
 
 import pytest
 from conftest import BASH_TAB, TIKI
@@ -76,10 +77,16 @@ def test_unreachable_hosts_exit_3_with_a_sentence(serve, tiki_env, tmp_path):
     tcp_env = {**tiki_env, "TIKI_IPC": "tcp", "TIKI_SOCKET": str(tmp_path / "tcp-endpoint")}
     serve(BASH_TAB, env=tcp_env)
     checks.append((tiki("terminal-list", TIKI_SOCKET=tcp_env["TIKI_SOCKET"]), "TIKI_IPC=tcp"))
-    # another user's socket: connect as uid 65534 to ours (0600): EACCES
-    nobody = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", TIKI,
-                             "terminal-list"], env=tiki_env, capture_output=True, text=True, timeout=30)
-    checks.append((nobody, "permission"))
+    # another user's socket: connect as uid 65534 to ours (0600): EACCES. Only where that user
+    # can run this checkout's `tiki` at all: one under a 0700 directory (as `mktemp -d` makes)
+    # is closed to it, and the check is left out with a warning.
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if subprocess.run([*as_nobody, TIKI, "--help"], env=tiki_env, capture_output=True, timeout=30).returncode == 0:
+        nobody = subprocess.run([*as_nobody, TIKI, "terminal-list"], env=tiki_env, capture_output=True, text=True,
+                                timeout=30)
+        checks.append((nobody, "permission"))
+    else:
+        warnings.warn("uid 65534 cannot run this checkout's tiki: the EACCES check was left out", stacklevel=1)
     for result, needle in checks:
         assert result.returncode == 3, (result.returncode, result.stderr)
         assert needle in result.stderr and "Traceback" not in result.stderr, result.stderr
