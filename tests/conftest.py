@@ -131,6 +131,30 @@ def in_tiki_env(tiki_env, monkeypatch) -> dict[str, str]:
 
 
 @pytest.fixture
+def plain_hosts(tmp_path, in_tiki_env):
+    """Start in-process hosts without the coordinator or the bot: `start(workspace_toml,
+    settings=None)`; all stopped at the end of the test."""
+    import pykka
+
+    from tikitaka.actors.host import Host, HostOptions
+
+    hosts = []
+
+    def start(workspace: str, settings: Any = None) -> Host:
+        path = tmp_path / "workspace.toml"
+        path.write_text(workspace)
+        host = Host(HostOptions(workspace=path, settings=settings, coordinator=False, peers=False))
+        host.start()
+        hosts.append(host)
+        return host
+
+    yield start
+    for host in hosts:
+        host.stop()
+    pykka.ActorRegistry.stop_all()
+
+
+@pytest.fixture
 def agent(tmp_path, in_tiki_env):
     """Make in-process hosts whose coordinator talks to a scripted fake Ollama."""
     from agent_helpers import AgentHost

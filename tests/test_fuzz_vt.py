@@ -45,34 +45,15 @@ def tiki(env, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([TIKI, *args], env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.fixture
-def host_for(in_tiki_env, tmp_path):
-    from tikitaka.actors.host import Host, HostOptions
-
-    hosts = []
-
-    def start(workspace_toml: str):
-        path = tmp_path / "workspace.toml"
-        path.write_text(workspace_toml)
-        host = Host(HostOptions(workspace=path, coordinator=False, peers=False))
-        host.start()
-        hosts.append(host)
-        return host
-
-    yield start
-    for host in hosts:
-        host.stop()
-
-
 @pytest.mark.parametrize("seed", SEEDS)
-def test_adversarial_output_leaves_the_host_alive_bounded_and_readable(host_for, in_tiki_env, tmp_path, seed):
+def test_adversarial_output_leaves_the_host_alive_bounded_and_readable(plain_hosts, in_tiki_env, tmp_path, seed):
     stream = tmp_path / "stream.bin"
     stream.write_bytes(generate(seed, STREAM_BYTES))
     before = rss_mb(os.getpid())  # the host runs in this process
     exact_peak = reset_peak_rss()
     started = time.monotonic()
     command = ["python3", "-c", WRITER, str(stream), str(seed)]
-    host = host_for(f'[[tab]]\nname = "fuzz"\ncommand = {json.dumps(command)}\n')
+    host = plain_hosts(f'[[tab]]\nname = "fuzz"\ncommand = {json.dumps(command)}\n')
     terminal = host.workspace.get("fuzz").get(timeout=5).terminal
     stop = threading.Event()
 

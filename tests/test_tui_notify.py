@@ -8,12 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-import pykka
 import pytest
 from conftest import BASH_TAB
 from tui_helpers import PREFIX, attach, until
 
-from tikitaka.actors.host import Host, HostOptions
+from tikitaka.actors.host import Host
 from tikitaka.protocol.settings import NotifySettings, Settings
 
 CLAUDE = Path(__file__).parent / "standins" / "claude_standin.py"
@@ -24,22 +23,11 @@ def claude_tab(*args: str) -> str:
 
 
 @pytest.fixture
-def notify_host(tmp_path, in_tiki_env):
-    hosts = []
+def notify_host(plain_hosts):
+    def start(**notify) -> Host:  # sh first: it is the tab in front
+        return plain_hosts(BASH_TAB + claude_tab(), Settings(notify=NotifySettings(**notify)))
 
-    def start(**notify) -> Host:
-        path = tmp_path / "workspace.toml"
-        path.write_text(BASH_TAB + claude_tab())  # sh first: it is the tab in front
-        host = Host(HostOptions(workspace=path, settings=Settings(notify=NotifySettings(**notify)),
-                                coordinator=False, peers=False))
-        host.start()
-        hosts.append(host)
-        return host
-
-    yield start
-    for host in hosts:
-        host.stop()
-    pykka.ActorRegistry.stop_all()
+    return start
 
 
 def bar(app) -> str:
