@@ -147,3 +147,20 @@ def test_the_coordinator_sees_states_waits_for_idle_and_wakes_on_waiting(agent):
     assert rows["Codex"]["agent"]["kind"] == "codex"
     # the model read the state in its tool results
     assert "peer_waiting" in a.fake.requests[4]["messages"][-1]["content"]
+
+
+def test_a_send_right_after_another_waits_for_a_verdict_newer_than_the_last_typing(plain_host, tmp_path):
+    """Back-to-back sends into an agent: the second may not trust a state read before the first
+    was typed. (Found in CI under load: the detector had not yet seen Codex start working, so the
+    second text went into its composer mid-turn instead of waiting for the turn to end.)"""
+    log = tmp_path / "codex.jsonl"
+    host, _ = plain_host(tab("Codex", "codex_standin.py", "--speed", "0.6", "--log", str(log)))
+    until_state(host, "Codex", "idle")
+    outbox = host.workspace.get("Codex").get(timeout=5).terminal.outbox().get(timeout=5)
+    first = outbox.submit("first task", name="Codex")
+    assert first.wait(10) and first.error is None and not first.queued
+    second = outbox.submit("second task", name="Codex")  # at once, as a coordinator's next turn may
+    assert second.queued, "typed on a verdict older than the first text"
+    assert second.wait(20) and second.error is None, second.error
+    arrivals = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [a["state"] for a in arrivals if "second" in a["text"]] == ["idle"], arrivals

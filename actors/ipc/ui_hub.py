@@ -97,25 +97,25 @@ class UiHub:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def attach(self, session: Any) -> dict[str, Any]:
-        """Register a session; returns its hello event."""
+    def attach(self, session: Any) -> None:
+        """Register a session and queue its hello event, always its first: the session joins
+        the broadcasts only after the hello is queued (a tab-list poll in between came first once)."""
         tabs = self.refresh_tabs()
-        with self._lock:
-            first = not self.sessions
-            self.sessions.append(session)
-            consents = list(self._consents.values())
-        if first:
-            self._responder(True)
         active = self._host.workspace.active().get(timeout=ASK)
         bot = self._host.service("bot")
-        return {
-            "kind": "hello", "session": session.id, "host_pid": os.getpid(), "tabs": tabs,
-            "active": next((t["id"] for t in tabs if t["name"] == active), None),
-            "coordinator": self._host.service("coordinator") is not None,
-            "peers": bot.states().get(timeout=ASK) if bot is not None else {},
-            "consents": consents,
-            "notify": _notify_settings(self._host),
-        }
+        peers = bot.states().get(timeout=ASK) if bot is not None else {}
+        with self._lock:
+            first = not self.sessions
+            session.send({
+                "kind": "hello", "session": session.id, "host_pid": os.getpid(), "tabs": tabs,
+                "active": next((t["id"] for t in tabs if t["name"] == active), None),
+                "coordinator": self._host.service("coordinator") is not None,
+                "peers": peers, "consents": list(self._consents.values()),
+                "notify": _notify_settings(self._host),
+            })
+            self.sessions.append(session)
+        if first:
+            self._responder(True)
 
     def detach(self, session: Any) -> None:
         with self._lock:

@@ -80,8 +80,7 @@ class UiSession:
         self._conn.settimeout(SEND_TIMEOUT)
         sender = None
         try:
-            hello = self._hub.attach(self)
-            self.send(hello)
+            self._hub.attach(self)  # queues the hello
             sender = self._host.supervisor.task("ui.sender", self.outbox.run)
             self._host.event_log.append("ui_attached", detail=f"session {self.id}: {self._client}")
             self._host.supervisor.task("ui.call", self._backend_check)

@@ -9,7 +9,8 @@ outbox has something to type.
 When the tab's program is a recognised agent (its kind is not the generic `shell`):
 - `waiting` (a permission prompt, a question, a sign-in): the send is refused at once with the
   screen rows that show what it waits for; nothing is typed (an Enter would pick a menu item).
-- `working` or `starting`, or other texts already waiting their turn: the text is queued and
+- `working` or `starting`, other texts already waiting their turn, or no verdict newer than
+  the last text typed (the agent may be working on it unseen): the text is queued and
   typed once the agent is `idle` (or quiet and unrecognised: `unknown`) -- never with Escape
   first -- in order, each after the previous one was submitted and the agent is idle again.
   Bounded: `QUEUE_MAX` texts, each waits at most `QUEUE_FOR` seconds (protocol/limits).
@@ -122,7 +123,10 @@ class Outbox:
             if agentic and not now and view.state == "waiting":
                 raise PeerWaiting(name, view)
             waiting_turn = sum(1 for item in self._items if not item.now)
-            hold = agentic and not now and (view.state in HOLD or waiting_turn > 0 or self._working)
+            # A verdict from before the last text was typed says nothing about the agent now: it
+            # may be working on that text while its detector has not looked yet (seen in CI).
+            stale = self._last_typed > 0 and (view.evaluated_at or 0.0) < self._last_typed + FRESH
+            hold = agentic and not now and (view.state in HOLD or stale or waiting_turn > 0 or self._working)
             if hold and waiting_turn >= QUEUE_MAX:
                 raise QueueFull(name, waiting_turn)
             delivery = Delivery(text, enter, now, name, timeout, hold, literal)
