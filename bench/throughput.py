@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from common import COLS, ROWS, TikiHost, Tmux, TmuxControl, wait_for
 
 from tikitaka.app.ui_client import UiClient
+from tikitaka.protocol import ops
 
 PALETTE = [31, 32, 33, 34, 35, 36, 91, 92]
 POLL = 0.005
@@ -62,12 +64,26 @@ class TikiSide:
             wait_for(lambda: frames[0], 10)
         start = time.perf_counter()
         self.typist.input(self.tab, f"{command}\r".encode())
-        wait_for(lambda: marker in self.host.read("sh", 3), 60, POLL)
+        wait_for(lambda: marker in self.read(), 60, POLL)
         elapsed = time.perf_counter() - start
         if viewer is not None:
             viewer.close()
         self.typist.input(self.tab, b"clear\r")
         return elapsed
+
+    def read(self) -> str:
+        """The tab's last 3 lines, asked on the session's connection (as tmux's capture-pane
+        goes over its control client): no new connection per look."""
+        answered = threading.Event()
+        reply: dict = {}
+
+        def on_reply(event: dict) -> None:
+            reply.update(event)
+            answered.set()
+
+        self.typist.call(ops.TERMINAL_READ, {"name": "sh", "lines": 3}, on_reply)
+        answered.wait(30)
+        return reply.get("result", {}).get("text", "")
 
     def close(self) -> None:
         self.typist.close()

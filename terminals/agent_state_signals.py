@@ -29,7 +29,8 @@ _PATTERN = re.compile(
 _OPENERS = ("\x07", "\x1b]", "\x1bP", "\x1b_")  # ESC ^ and ESC X are rare enough to check only in a tail
 # The same check, fast: BEL is rare (a one-character find), ESC is everywhere in coloured output
 # (a substring search stops at each one; one ESC-anchored pattern is ~3x cheaper than three).
-_ESC_OPENER = re.compile(r"\x1b[\]P_]")
+ESC_TRIGGERS = r"[\]P_]"  # what follows the ESC of a string that may notify (see `quiet`); or a BEL
+_ESC_OPENER = re.compile(r"\x1b" + ESC_TRIGGERS)
 _MAX_TAIL = 4096  # an unfinished string longer than this is dropped (a sixel image, not a notification)
 _CONEMU = re.compile(r"[0-9]+(?:;|\Z)")  # OSC 9;4;... is ConEmu/Windows Terminal progress, not a message
 
@@ -48,9 +49,11 @@ class NotificationScanner:
         self._tail = ""
         self.bells = 0  # running count, for whoever wants a cheap "did it ring" check
 
-    def scan(self, text: str, now: float) -> list[Notification]:
-        """The notifications and bells whose last character is in `text`, stamped `now`."""
-        if not self._tail and "\x07" not in text and _ESC_OPENER.search(text) is None and text[-1:] != "\x1b":
+    def scan(self, text: str, now: float, quiet: bool = False) -> list[Notification]:
+        """The notifications and bells whose last character is in `text`, stamped `now`.
+        `quiet`: `quiet.is_quiet` found no BEL and no string opener in `text`."""
+        if not self._tail and text[-1:] != "\x1b" and (
+                quiet or ("\x07" not in text and _ESC_OPENER.search(text) is None)):
             return []
         joined = self._tail + text
         found: list[Notification] = []

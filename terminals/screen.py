@@ -18,11 +18,13 @@ import codecs
 import itertools
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import avt
 
 from . import clusters
 from .history import PlainHistory
+from .quiet import is_quiet
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
 from .screen_agent import AgentHooks
 from .screen_fixes import FIXES, ScreenFixes
@@ -75,22 +77,27 @@ class Screen(ScreenFixes):
         self._history = 0
         self._history_checked = 0.0
         self.agent = AgentHooks(rows)  # what agent-state detection reads (screen_agent)
+        # One look tells whether the scanners can skip a chunk (see `quiet`); tests set None to
+        # compare with every scanner looking at every chunk.
+        self._check_quiet: Callable[[bytes, str, str], bool] | None = is_quiet
 
     # -- input -----------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> bytes:
         """Feed child output; returns the replies to device queries, to write back."""
         text = self._decoder.decode(data)
-        text, repeats = self._repeats.clamp(text, self._cols, self._rows)
+        # (With the start of a sequence the clamp held back from the last chunk: this one may end it.)
+        calm = bool(text) and self._check_quiet is not None and self._check_quiet(data, text, self._repeats.held)
+        text, repeats = self._repeats.clamp(text, self._cols, self._rows, calm)
         if not text:
             return b""
         queries: dict[int, list[str]] = {}
-        for query in self._modes.scan(text):
+        for query in self._modes.scan(text, calm):
             queries.setdefault(query.end, []).append(query.kind)
-        self.agent.scan(text)
+        self.agent.scan(text, calm)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
-            self._feed_text(text)
+            self._feed_text(text, calm)
             return b""
         replies = []
         start = 0
@@ -110,8 +117,8 @@ class Screen(ScreenFixes):
         self._feed_text(text[start:])
         return "".join(replies).encode()
 
-    def _feed_text(self, text: str) -> None:
-        text, orphans = clusters.compose(text) if text else (text, [])  # zero-width: the base's cell
+    def _feed_text(self, text: str, quiet: bool = False) -> None:
+        text, orphans = clusters.compose(text, quiet) if text else (text, [])  # zero-width: the base's cell
         start = 0
         for offset, marks in orphans:
             self._feed_vt(text[start:offset])

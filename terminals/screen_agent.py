@@ -23,9 +23,9 @@ class AgentHooks:
         self._rows: list[str] = []
         self._dirty: set[int] = set(range(rows))
 
-    def scan(self, text: str) -> None:
+    def scan(self, text: str, quiet: bool = False) -> None:
         """Look for notifications in decoded output (cheap on text without BEL or ESC ])."""
-        found = self._scanner.scan(text, time.monotonic())
+        found = self._scanner.scan(text, time.monotonic(), quiet)
         if found:
             self._notes += found
 

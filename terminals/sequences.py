@@ -33,7 +33,8 @@ _PATTERN = re.compile(
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
 _STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1bc", "\x1bM")
-_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p))")
+ESC_TRIGGERS = r"[\]cM]|\[(?:[?c]|0c|6n|!p)"  # what may follow the ESC of a sequence we act on (see `quiet`)
+_ANY_START = re.compile(r"\x1b(?:" + ESC_TRIGGERS + ")")
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
 MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}  # else the legacy X10 bytes
@@ -75,8 +76,12 @@ class ModeScanner:
         self._tail = ""
         self._clip: Osc52Collector | None = None
 
-    def scan(self, text: str) -> list[Query]:
-        """Update title and modes from `text`; return the queries with their offsets in `text`."""
+    def scan(self, text: str, quiet: bool = False) -> list[Query]:
+        """Update title and modes from `text`; return the queries with their offsets in `text`.
+        `quiet`: `quiet.is_quiet` found none of our sequences in it (only the tail is kept)."""
+        if quiet and self._clip is None and not self._tail:
+            self._tail = _unfinished_tail(text, 0)
+            return []
         start = 0
         if self._clip is not None:  # inside a clipboard payload that began in an earlier read
             start, made = self._clip.feed(text)

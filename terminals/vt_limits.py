@@ -26,7 +26,8 @@ from typing import Iterable
 # (Two patterns with literal prefixes and no groups: several times faster than one with an
 # alternation, which matters because every chunk of coloured output is scanned.)
 _PARAMS = r"[0-9:;\x00-\x17\x19\x1c-\x1f\x7f]*"
-_REP = re.compile(r"\x1b\[" + _PARAMS + "b")
+ESC_TRIGGERS = r"\[" + _PARAMS + "b"  # what follows the ESC of a REP (see `quiet`); or U+009B opens it
+_REP = re.compile(r"\x1b" + ESC_TRIGGERS)
 _REP_C1 = re.compile(r"\x9b" + _PARAMS + "b")
 _OPEN = re.compile(_PARAMS + r"\Z")
 _CONTROLS = re.compile(r"[\x00-\x17\x19\x1c-\x1f\x7f]")
@@ -38,9 +39,17 @@ class RepeatClamp:
     def __init__(self) -> None:
         self._held = ""
 
-    def clamp(self, text: str, cols: int, rows: int) -> tuple[str, list[int]]:
+    @property
+    def held(self) -> str:
+        """The start of a sequence held back for the next chunk ("" when none)."""
+        return self._held
+
+    def clamp(self, text: str, cols: int, rows: int, quiet: bool = False) -> tuple[str, list[int]]:
         """The text to feed now, with REP counts clamped to the screen, and the offsets in it
-        where each REP sequence ends."""
+        where each REP sequence ends. `quiet`: `quiet.is_quiet` found no REP in it (after what was held)."""
+        if quiet:  # nothing to clamp: only what may go on in the next chunk is held back
+            text, self._held = _split_open(self._held + text if self._held else text)
+            return text, []
         if not self._held and "\x1b" not in text and "\x9b" not in text:
             return text, []
         text, self._held = self._held + text, ""
