@@ -126,6 +126,43 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         tiki(tiki_env, "shutdown")
 
 
+
+@pytest.mark.parametrize("how", ["kill the terminal", "hang up", "close the terminal"])
+def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, tmp_path, how):
+    """The terminal a UI draws on goes away while frames are flowing (the terminal emulator is
+    killed, or it hangs up): the UI must not outlive it. (Seen once: a UI hung in its renderer's
+    shutdown, waiting on a writer that had stopped at the dead terminal.)"""
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH)
+    outer = Outer(tiki_env)
+    host_pid = None
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        outer.literal("w0", "while :; do echo flood-$RANDOM; done")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "flood-")
+        ui = outer.ui_pid("w0")
+        assert ui is not None
+        host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        server = int(outer.tmux("display-message", "-p", "#{pid}").strip())
+        if how == "kill the terminal":
+            subprocess.run(["kill", "-9", str(server)])  # the PTY's master end closes at once
+        elif how == "hang up":
+            subprocess.run(["kill", "-HUP", str(ui)])
+            subprocess.run(["kill", "-9", str(server)])
+        else:  # the terminal emulator closes its windows as it quits
+            outer.tmux("kill-server")
+        assert gone_after([ui], 15)
+        assert alive(host_pid)
+        tiki(tiki_env, "terminal-key", "sh", "ctrl+c")
+        tiki(tiki_env, "terminal-send", "sh", "echo after-$((3+3))")
+        wait_until(lambda: "after-6" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")
+    finally:
+        outer.close()
+        tiki(tiki_env, "shutdown")
+
+
 KEYS = {  # tmux key name -> what a terminal sends (xterm), which the program must receive as is
     **{f"M-{n}": f"\x1b{n}" for n in range(1, 10)}, "M-.": "\x1b.",
     "F1": "\x1bOP", "F2": "\x1bOQ", "F3": "\x1bOR", "F4": "\x1bOS", "F5": "\x1b[15~", "F6": "\x1b[17~",
