@@ -16,9 +16,20 @@ from conftest import TIKI, wait_until
 from term_helpers import peak_rss_mb, reset_peak_rss, rss_mb
 from vt_fuzz import generate
 
+from tikitaka.actors.tabs.terminal_io import SETTLE_CELLS
+from tikitaka.terminals.screen import STYLED_HISTORY
+
 SEEDS = [int(os.environ["TIKI_FUZZ_SEED"])] if os.environ.get("TIKI_FUZZ_SEED") else [8, 2024, 90210, 7, 31337]
 STREAM_BYTES = 3_000_000
-RSS_BOUND_MB = 80  # peak growth of the host process over one stream (measured: 10-25 MB)
+MAX_COLS = 300  # the resize storm's widest screen
+# What one tab may hold by design at the storm's widest screen, at pyavt's ~24 bytes a cell:
+# pushed-out lines not yet read as text (up to SETTLE_CELLS) and the styled scrollback
+# (STYLED_HISTORY lines): 43 MB. The bound on the host's peak growth over one stream is 2.5x
+# that, for pyavt's copies while it reflows on a resize and the allocator's slack (measured
+# 2026-12-03: 55-81 MB; it was 80 MB flat, which those runs crossed now and then). Unbounded
+# growth -- 300 REPs in one read once cost ~370 MB (issue 8) -- is far above it.
+BUDGET_MB = (SETTLE_CELLS + STYLED_HISTORY * MAX_COLS) * 24 / 1e6
+RSS_BOUND_MB = 2.5 * BUDGET_MB
 
 WRITER = r"""
 import os, random, sys, termios, time
@@ -60,7 +71,7 @@ def test_adversarial_output_leaves_the_host_alive_bounded_and_readable(plain_hos
     def resize_storm() -> None:  # resizes interleaved with the output, as a UI would send them
         rng = random.Random(seed)
         while not stop.wait(rng.choice((0.001, 0.01, 0.05))):
-            terminal.resize(rng.randint(2, 300), rng.randint(1, 100)).get(timeout=10)
+            terminal.resize(rng.randint(2, MAX_COLS), rng.randint(1, 100)).get(timeout=10)
 
     resizer = threading.Thread(target=resize_storm, daemon=True)
     resizer.start()
