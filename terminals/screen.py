@@ -261,23 +261,28 @@ class Screen(ScreenFixes):
         Blank rows at the bottom (below both the cursor and the last printed row) are left
         out first, so a shell that printed three lines reads as three lines, not a screenful.
         """
-        view = [clusters.restore(line.text.rstrip()) for line in self._vt.view()]
-        keep = max(self._vt.cursor.row + 1, _last_non_blank(view) + 1)
-        view = view[:keep]
-        if last_n <= len(view) or self.alt_screen:
-            return "\n".join(view[-last_n:])
+        lines = self._vt.view()
+        texts: dict[int, str] = {}
+
+        def row(index: int) -> str:  # only the rows asked for are turned into text
+            if index not in texts:
+                texts[index] = clusters.restore(lines[index].text.rstrip())
+            return texts[index]
+
+        keep = self._vt.cursor.row + 1
+        for index in range(len(lines) - 1, keep - 1, -1):
+            if row(index):
+                keep = index + 1
+                break
+        if last_n <= keep or self.alt_screen:
+            return "\n".join(row(i) for i in range(max(0, keep - last_n), keep))
+        view = [row(i) for i in range(keep)]
         wanted = last_n - len(view)
         self.settle()
-        lines = self._vt.lines()
-        styled = [clusters.restore(line.text.rstrip()) for line in lines[: max(0, len(lines) - self._rows)]]
+        scrollback = self._vt.lines()
+        styled = [clusters.restore(line.text.rstrip()) for line in scrollback[: max(0, len(scrollback) - self._rows)]]
         history = styled[-wanted:]
         if len(history) < wanted:
             history = self._plain.last(wanted - len(history)) + history
         return "\n".join(history + view)
 
-
-def _last_non_blank(rows: list[str]) -> int:
-    for index in range(len(rows) - 1, -1, -1):
-        if rows[index]:
-            return index
-    return -1
