@@ -29,8 +29,7 @@ _PATTERN = re.compile(
 _OPENERS = ("\x07", "\x1b]", "\x1bP", "\x1b_")  # ESC ^ and ESC X are rare enough to check only in a tail
 # The same check, fast: BEL is rare (a one-character find), ESC is everywhere in coloured output
 # (a substring search stops at each one; one ESC-anchored pattern is ~3x cheaper than three).
-ESC_TRIGGERS = r"[\]P_]"  # what follows the ESC of a string that may notify (see `quiet`); or a BEL
-_ESC_OPENER = re.compile(r"\x1b" + ESC_TRIGGERS)
+_ESC_OPENER = re.compile(r"\x1b[\]P_]")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 4096  # an unfinished string longer than this is dropped (a sixel image, not a notification)
 _CONEMU = re.compile(r"[0-9]+(?:;|\Z)")  # OSC 9;4;... is ConEmu/Windows Terminal progress, not a message
 

@@ -26,8 +26,7 @@ from typing import Iterable
 # (Two patterns with literal prefixes and no groups: several times faster than one with an
 # alternation, which matters because every chunk of coloured output is scanned.)
 _PARAMS = r"[0-9:;\x00-\x17\x19\x1c-\x1f\x7f]*"
-ESC_TRIGGERS = r"\[" + _PARAMS + "b"  # what follows the ESC of a REP (see `quiet`); or U+009B opens it
-_REP = re.compile(r"\x1b" + ESC_TRIGGERS)
+_REP = re.compile(r"\x1b\[" + _PARAMS + "b")  # (terminals/quiet.py must cover it: tested)
 _REP_C1 = re.compile(r"\x9b" + _PARAMS + "b")
 _OPEN = re.compile(_PARAMS + r"\Z")
 _CONTROLS = re.compile(r"[\x00-\x17\x19\x1c-\x1f\x7f]")
