@@ -69,14 +69,14 @@ def both_ways(data: bytes, rng: random.Random, cols: int = 40, rows: int = 12) -
     return sum(verdicts)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_quiet_chunks_leave_the_screen_as_every_scanner_would(seed):
     rng = random.Random(seed)
     quiet_chunks = both_ways(ordinary_stream(rng, 3000), rng)
     assert quiet_chunks > 0  # the fast path was taken (else this compares the slow path with itself)
 
 
-@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("seed", [11])
 def test_adversarial_streams_agree_both_ways(seed):
     both_ways(generate(seed, 60_000), random.Random(seed))
 
