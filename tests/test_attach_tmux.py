@@ -126,11 +126,10 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         tiki(tiki_env, "shutdown")
 
 
-
 @pytest.mark.parametrize("how", ["kill the terminal", "close the terminal"])
 def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, tmp_path, how):
     """The terminal a UI draws on goes away while frames are flowing (the terminal emulator is
-    killed, or it hangs up): the UI must not outlive it. (Seen once: a UI hung in its renderer's
+    killed, or quits and closes its windows): the UI must not outlive it. (Seen once: a UI hung in its renderer's
     shutdown, waiting on a writer that had stopped at the dead terminal.)"""
     workspace = tmp_path / "ws.toml"
     workspace.write_text(BASH)

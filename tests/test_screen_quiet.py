@@ -8,7 +8,6 @@ notifications and the replies to device queries."""
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 from vt_fuzz import generate
@@ -107,7 +106,6 @@ def test_the_look_covers_each_scanners_own_pattern():
     for char in ("\x07", "\u009b", "\u0301", "\u200d", "\ufe0f", "\u1160", "\U0001F600", "\U000E0100"):
         text = f"abc{char}xyz"
         assert not quiet.is_quiet(text.encode(), text), repr(char)
-    assert re.search(r"[^\x00-\x7f]", "abc") is None
 
 
 @pytest.mark.parametrize("char", ["\u0301", "\u200d", "\ufe0f", "\U0001F680", "\U000E0100"])
