@@ -18,6 +18,7 @@ from typing import Callable
 import avt
 
 from .clusters import restore
+from .scroll_skip import row_text
 
 RELEASE_AFTER = 1000  # settling this many lines frees megabytes: return them to the system
 
@@ -40,7 +41,9 @@ release_memory = _malloc_trim()
 class PlainHistory:
     def __init__(self, limit: int) -> None:
         self._text: deque[str] = deque(maxlen=max(0, limit))
-        self._raw: deque[avt.Line] = deque(maxlen=max(0, limit))  # pushed out, text not read yet
+        # Pushed out, text not read yet: pyavt's lines, or the lines a flood printed that never
+        # went through pyavt (`scroll_skip`), as printed.
+        self._raw: deque[avt.Line | str] = deque(maxlen=max(0, limit))
 
     @property
     def limit(self) -> int:
@@ -53,7 +56,7 @@ class PlainHistory:
     def unsettled(self) -> int:
         return len(self._raw)
 
-    def push(self, evicted: list[avt.Line]) -> None:
+    def push(self, evicted: list[avt.Line] | list[str]) -> None:
         if evicted and self.limit:
             self._raw.extend(evicted)  # C speed; the text is read in `settle`
 
@@ -63,7 +66,8 @@ class PlainHistory:
         if not raw:
             return 0
         count = len(raw)
-        self._text.extend(restore(line.text.rstrip()) for line in raw)  # clusters back
+        self._text.extend(  # clusters back
+            restore(row_text(line) if isinstance(line, str) else line.text.rstrip()) for line in raw)
         raw.clear()
         if count >= RELEASE_AFTER:
             release_memory()

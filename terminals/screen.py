@@ -9,7 +9,10 @@ rows that changed since the last look, and the replies to device queries (DA1, D
 back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
-lazily (`settle`: when the output is quiet, or when someone reads the history).
+lazily (`settle`: when the output is quiet, or when someone reads the history). Under a flood
+of plain lines, the lines that would only scroll past are not drawn at all: output is held
+back until the screen is looked at and only what stays in pyavt goes through it
+(`scroll_skip`); every method that reads the screen first brings it up to date (`_flush`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Callable
 
 import avt
 
-from . import clusters
+from . import clusters, scroll_skip
 from .history import PlainHistory
 from .quiet import is_quiet
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
@@ -42,6 +45,9 @@ STYLED_HISTORY = 1000
 # pyavt returns every line a feed pushes out of the scrollback at once (~24 bytes per cell):
 # a feed is cut after enough REPs to push out about this many lines (see vt_limits).
 EVICT_BUDGET = 1024
+# Plain output held back (`scroll_skip`) is drawn once this many characters have gathered, if
+# nobody looked sooner (a UI watching the tab looks at every frame): what it costs to hold.
+PENDING_MAX = 2_000_000
 # Update serials are process-wide: a restarted tab's new screen goes on counting where the old
 # one stopped, so a UI can tell an older frame from a newer one across the restart.
 _SERIALS = itertools.count(1)
@@ -80,6 +86,20 @@ class Screen(ScreenFixes):
         # One look tells whether the scanners can skip a chunk (see `quiet`); tests set None to
         # compare with every scanner looking at every chunk.
         self._check_quiet: Callable[[bytes, str, str], bool] | None = is_quiet
+        # Plain lines held back from pyavt (see `scroll_skip`): the text (it starts with the
+        # `\r\n` that scrolls the bottom row up), its line ends and characters, and at most
+        # how many cells its last line takes so far.
+        # Tests set _skip_scroll False to compare with a screen that draws every line.
+        self._skip_scroll = True
+        self._pending: list[str] = []
+        self._pending_breaks = self._pending_size = 0
+        self._line = 0
+        self._after_cr = False  # the last read ended with `\r` (its `\n` may begin the next)
+        self._ground = True  # pyavt's parser is between sequences (scroll_skip.ends_in_ground)
+        self._layout_ok: bool | None = None  # scroll_skip.default_layout, until the next sequence
+        self._styled = styled
+        self._keep = styled + rows  # the lines pyavt holds: styled scrollback and screen
+        self._measure = avt.Vt(cols, 1)  # the width of a held-back line (scroll_skip.width)
 
     # -- input -----------------------------------------------------------------------------
 
@@ -87,14 +107,31 @@ class Screen(ScreenFixes):
         """Feed child output; returns the replies to device queries, to write back."""
         text = self._decoder.decode(data)
         # (With the start of a sequence the clamp held back from the last chunk: this one may end it.)
-        calm = bool(text) and self._check_quiet is not None and self._check_quiet(data, text, self._repeats.held)
+        held = self._repeats.held
+        after_cr, self._after_cr = self._after_cr, data.endswith(b"\r")
+        plain = None
+        if text and self._skip_scroll:
+            plain = scroll_skip.plain(data, held, after_cr, self._cols)
+            if plain is not None and clusters.may_join(data, text):
+                plain = None
+        if not text or self._check_quiet is None:
+            calm = False
+        else:  # plain lines hold nothing a scanner acts on
+            calm = plain is not None or self._check_quiet(data, text, held)
         text, repeats = self._repeats.clamp(text, self._cols, self._rows, calm)
+        queries: dict[int, list[str]] = {}
+        for query in self._modes.scan(text, calm) if text else ():
+            queries.setdefault(query.end, []).append(query.kind)
+        if text:
+            self.agent.scan(text, calm)
+        if plain is not None and not queries and not repeats:
+            self._take_plain(text, plain)
+            return b""
+        self._flush()
         if not text:
             return b""
-        queries: dict[int, list[str]] = {}
-        for query in self._modes.scan(text, calm):
-            queries.setdefault(query.end, []).append(query.kind)
-        self.agent.scan(text, calm)
+        self._layout_ok = None  # a sequence may have changed it
+        self._ground = scroll_skip.ends_in_ground(text, self._ground)
         per_feed = max(1, EVICT_BUDGET // (self._rows + 1))  # one REP pushes out <= rows+1 lines
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text, calm)
@@ -116,6 +153,77 @@ class Screen(ScreenFixes):
                     replies.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])
         return "".join(replies).encode()
+
+    def _take_plain(self, text: str, plain: scroll_skip.Plain) -> None:
+        """Plain lines: held back when they may scroll past unseen, else drawn now."""
+        cols = self._cols
+        if self._pending:
+            line = scroll_skip.extend(self._line, plain, cols)
+            if line is not None:
+                self._pending.append(text)
+                self._pending_breaks += plain.breaks
+                self._pending_size += len(text)
+                self._line = line
+                if self._pending_size >= PENDING_MAX:
+                    self._flush()
+                return
+            self._flush()  # a line too wide for one row: what is held goes first
+            self._draw_plain(text)
+            return
+        # Held-back output starts at a line end that scrolls the bottom row up: the chunk's first.
+        start = text.find("\r\n")
+        if start < 0 or plain.widest > cols or plain.tail > cols:
+            self._draw_plain(text)
+            return
+        self._draw_plain(text[:start])
+        if self._ground and self._vt.cursor.row == self._rows - 1 and self._default_layout():
+            self._pending = [text[start:]]
+            self._pending_breaks = plain.breaks - plain.lead
+            self._pending_size = len(text) - start
+            self._line = plain.tail
+        else:
+            self._draw_plain(text[start:])
+
+    def _draw_plain(self, text: str) -> None:
+        if text:
+            self._feed_text(text, True)
+            self._ground = scroll_skip.ends_in_ground(text, self._ground)
+
+    def _default_layout(self) -> bool:
+        if self._layout_ok is None:
+            self._layout_ok = scroll_skip.default_layout(self._vt.dump())
+        return self._layout_ok
+
+    def _held_rows(self, count: int) -> list[str] | None:
+        """The last `count` rows as held back (colours and all), when held-back lines fill
+        them: after a flush they would be the bottom rows, the last one the cursor's. A reader
+        polling the last lines (`terminal-read`) then leaves the lines piling up."""
+        if not self._pending or not 0 < count <= self._pending_breaks:
+            return None
+        found, pieces = 0, []
+        for piece in reversed(self._pending):  # (a line end cut in two is not counted: safe)
+            pieces.append(piece)
+            found += piece.count("\r\n")
+            if found >= count:
+                break
+        return "".join(reversed(pieces)).rsplit("\r\n", count)[1:]
+
+    def _flush(self) -> None:
+        """Draw the held-back lines: only those pyavt keeps when there are more (see
+        `scroll_skip`); the ones before them go to the plain history as printed."""
+        if not self._pending:
+            return
+        text, breaks = "".join(self._pending), self._pending_breaks
+        self._pending, self._pending_breaks = [], 0
+        if breaks <= self._keep:
+            self._feed_vt(text)
+            return
+        # The text starts with a line end, so the last `keep` line ends scroll exactly the
+        # lines pyavt holds (one row each) and push out everything that was there before.
+        passed = text.rsplit("\r\n", self._keep)[0]
+        self._feed_vt(scroll_skip.pen(passed) + text[len(passed):])
+        if self._plain.limit:
+            self._plain.push(passed.rsplit("\r\n", self._plain.limit)[1:])
 
     def _feed_text(self, text: str, quiet: bool = False) -> None:
         text, orphans = clusters.compose(text, quiet) if text else (text, [])  # zero-width: the base's cell
@@ -140,16 +248,22 @@ class Screen(ScreenFixes):
 
     @property
     def unsettled(self) -> int:
-        """Lines pushed out of the styled scrollback whose text is not read yet."""
-        return self._plain.unsettled
+        """Lines pushed out of the styled scrollback whose text is not read yet (one more
+        while output is held back: `settle` draws it too)."""
+        return self._plain.unsettled + bool(self._pending)
 
     def settle(self) -> int:
+        self._flush()
         return self._plain.settle()
 
     def resize(self, cols: int, rows: int) -> None:
+        self._flush()
+        self._layout_ok = None
         _changed, evicted = self._vt.resize(cols, rows)
         self._keep_plain(evicted)
         self._cols, self._rows = cols, rows
+        self._keep = self._styled + rows
+        self._measure = avt.Vt(cols, 1)
         self._dirty = set(range(rows))
         self.agent.changed(range(rows))
         self._history_checked = 0.0
@@ -166,6 +280,10 @@ class Screen(ScreenFixes):
 
     @property
     def cursor(self) -> tuple[int, int, bool]:
+        held = self._held_rows(1)
+        if held is not None:  # on the bottom row, after the last line held back
+            return self._rows - 1, scroll_skip.width(held[0], self._cols, self._measure), self._vt.cursor.visible
+        self._flush()
         cursor = self._vt.cursor
         return cursor.row, cursor.col, cursor.visible
 
@@ -183,11 +301,13 @@ class Screen(ScreenFixes):
 
     @property
     def app_cursor_keys(self) -> bool:
+        self._flush()
         return self._vt.cursor_key_app_mode
 
     @property
     def history(self) -> int:
         """Scrollback lines above the view, recounted at most every HISTORY_REFRESH s."""
+        self._flush()
         now = time.monotonic()
         if now - self._history_checked >= HISTORY_REFRESH:
             styled = max(0, len(self._vt.lines()) - self._rows)
@@ -202,6 +322,7 @@ class Screen(ScreenFixes):
 
     def visible_rows(self) -> list[str]:
         """The visible rows as plain text, top first (cached per row; see screen_agent)."""
+        self._flush()
         return self.agent.rows(self._vt.view)
 
     # -- output ----------------------------------------------------------------------------
@@ -216,6 +337,7 @@ class Screen(ScreenFixes):
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
         """The rows changed since the last call (all of them when `full`), consuming them."""
+        self._flush()
         rows = set(range(self._rows)) if full else self._dirty
         self._dirty = set()
         clipboard = tuple(c.text for c in self.take_clipboard()) if self._modes.clipboard else ()
@@ -227,6 +349,7 @@ class Screen(ScreenFixes):
         return rows
 
     def snapshot(self) -> ScreenUpdate:
+        self._flush()
         return self._update(set(range(self._rows)), True)
 
     def history_page(self, offset: int, count: int) -> tuple[int, int, list[StyledLine]]:
@@ -261,6 +384,10 @@ class Screen(ScreenFixes):
         Blank rows at the bottom (below both the cursor and the last printed row) are left
         out first, so a shell that printed three lines reads as three lines, not a screenful.
         """
+        held = self._held_rows(last_n) if 0 < last_n <= self._rows else None
+        if held is not None:  # the cursor is on the bottom row: these are the last rows
+            return "\n".join(clusters.restore(scroll_skip.row_text(row)) for row in held)
+        self._flush()
         lines = self._vt.view()
         texts: dict[int, str] = {}
 

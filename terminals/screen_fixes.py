@@ -40,11 +40,13 @@ class ScreenFixes:
 
     def view_lines(self) -> list[Any]:
         """The visible rows as pyavt cells (placeholders in them: see `clusters.restore`)."""
+        self._flush()  # type: ignore[attr-defined]  # output held back is drawn first
         return self._vt.view()
 
     def cell_lines(self) -> tuple[list[str], list[Any]]:
         """The whole history and screen: the oldest history lines as plain text (kept so),
         then the rest as pyavt lines (the styled history, then the screen)."""
+        self._flush()  # type: ignore[attr-defined]
         plain = self._plain  # type: ignore[attr-defined]
         return plain.lines(0, len(plain)), self._vt.lines()
 
