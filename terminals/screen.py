@@ -87,13 +87,11 @@ class Screen(ScreenFixes):
         # compare with every scanner looking at every chunk.
         self._check_quiet: Callable[[bytes, str, str], bool] | None = is_quiet
         # Plain lines held back from pyavt (see `scroll_skip`): the text (it starts with the
-        # `\r\n` that scrolls the bottom row up), its line ends and characters, and at most
-        # how many cells its last line takes so far.
+        # `\r\n` that scrolls the bottom row up), its line ends and its characters.
         # Tests set _skip_scroll False to compare with a screen that draws every line.
         self._skip_scroll = True
         self._pending: list[str] = []
         self._pending_breaks = self._pending_size = 0
-        self._line = 0
         self._after_cr = False  # the last read ended with `\r` (its `\n` may begin the next)
         self._ground = True  # pyavt's parser is between sequences (scroll_skip.ends_in_ground)
         self._layout_ok: bool | None = None  # scroll_skip.default_layout, until the next sequence
@@ -111,7 +109,7 @@ class Screen(ScreenFixes):
         after_cr, self._after_cr = self._after_cr, data.endswith(b"\r")
         plain = None
         if text and self._skip_scroll:
-            plain = scroll_skip.plain(data, held, after_cr, self._cols)
+            plain = scroll_skip.plain(data, held, after_cr)
             if plain is not None and clusters.may_join(data, text):
                 plain = None
         if not text or self._check_quiet is None:
@@ -156,31 +154,23 @@ class Screen(ScreenFixes):
 
     def _take_plain(self, text: str, plain: scroll_skip.Plain) -> None:
         """Plain lines: held back when they may scroll past unseen, else drawn now."""
-        cols = self._cols
         if self._pending:
-            line = scroll_skip.extend(self._line, plain, cols)
-            if line is not None:
-                self._pending.append(text)
-                self._pending_breaks += plain.breaks
-                self._pending_size += len(text)
-                self._line = line
-                if self._pending_size >= PENDING_MAX:
-                    self._flush()
-                return
-            self._flush()  # a line too wide for one row: what is held goes first
-            self._draw_plain(text)
+            self._pending.append(text)
+            self._pending_breaks += plain.breaks
+            self._pending_size += len(text)
+            if self._pending_size >= PENDING_MAX:
+                self._flush()
             return
         # Held-back output starts at a line end that scrolls the bottom row up: the chunk's first.
         start = text.find("\r\n")
-        if start < 0 or plain.widest > cols or plain.tail > cols:
+        if start < 0:
             self._draw_plain(text)
             return
         self._draw_plain(text[:start])
         if self._ground and self._vt.cursor.row == self._rows - 1 and self._default_layout():
             self._pending = [text[start:]]
-            self._pending_breaks = plain.breaks - plain.lead
+            self._pending_breaks = plain.pairs
             self._pending_size = len(text) - start
-            self._line = plain.tail
         else:
             self._draw_plain(text[start:])
 
@@ -206,7 +196,8 @@ class Screen(ScreenFixes):
             found += piece.count("\r\n")
             if found >= count:
                 break
-        return "".join(reversed(pieces)).rsplit("\r\n", count)[1:]
+        rows = "".join(reversed(pieces)).rsplit("\r\n", count)[1:]
+        return rows if scroll_skip.fit(rows, self._cols) else None
 
     def _flush(self) -> None:
         """Draw the held-back lines: only those pyavt keeps when there are more (see
@@ -215,15 +206,29 @@ class Screen(ScreenFixes):
             return
         text, breaks = "".join(self._pending), self._pending_breaks
         self._pending, self._pending_breaks = [], 0
-        if breaks <= self._keep:
+        self._draw_held(text, breaks)
+
+    def _draw_held(self, text: str, breaks: int, again: bool = True) -> None:
+        keep, limit = self._keep, self._plain.limit
+        if breaks <= keep:
             self._feed_vt(text)
             return
-        # The text starts with a line end, so the last `keep` line ends scroll exactly the
-        # lines pyavt holds (one row each) and push out everything that was there before.
-        passed = text.rsplit("\r\n", self._keep)[0]
-        self._feed_vt(scroll_skip.pen(passed) + text[len(passed):])
-        if self._plain.limit:
-            self._plain.push(passed.rsplit("\r\n", self._plain.limit)[1:])
+        # The last lines: those pyavt keeps, and before them those the plain history keeps.
+        lines = text.rsplit("\r\n", keep + limit)
+        wide = scroll_skip.last_wide(lines, self._cols)
+        if wide:  # it would wrap: drawn from there on; the lines before it may still be skipped
+            cut = len(text) - sum(map(len, lines[wide:])) - 2 * (len(lines) - wide)
+            if again:
+                self._draw_held(text[:cut], breaks - (len(lines) - wide), again=False)
+            else:
+                self._feed_vt(text[:cut])
+            self._feed_vt(text[cut:])
+            return
+        # The text starts with a line end, so the last `keep` line ends scroll exactly the lines
+        # pyavt holds (one row each) and push out everything there before.
+        kept = len(text) - sum(map(len, lines[-keep:])) - 2 * keep
+        self._feed_vt(scroll_skip.pen(text[:kept]) + text[kept:])
+        self._plain.push(lines[max(1, len(lines) - keep - limit):len(lines) - keep])
 
     def _feed_text(self, text: str, quiet: bool = False) -> None:
         text, orphans = clusters.compose(text, quiet) if text else (text, [])  # zero-width: the base's cell

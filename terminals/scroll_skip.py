@@ -15,9 +15,10 @@ That holds only for output whose lines do nothing but print and end (`plain`):
 
 - printable characters, SGR colours and `\r\n` line ends; no other control or escape, and
   nothing the cluster joiner would touch (zero-width or astral characters);
-- every line fits in the width, so each line is exactly one row: a line's bytes bound its
-  cells from above (`_cells`), and for a line with more bytes than columns, its characters
-  without the SGRs, counting each one of three or four bytes as two cells;
+- every line that stays (in pyavt or in the plain history) fits in the width, so it is
+  exactly one row (`fit`, looked at when the lines are drawn or read, not on every read
+  from the PTY: splitting every chunk into lines cost as much as the rest of the fast path).
+  Lines older than those may wrap: their rows fall off the history whatever their number;
 - the pyavt parser is between sequences where the held text starts (`ends_in_ground`), the
   cursor is on the bottom row, and the layout is the default one (`default_layout`): no
   scroll region, no alternate screen, no line-drawing charset.
@@ -57,18 +58,14 @@ _MARGINS = re.compile("\x9b[0-9]+;[0-9]+r")
 
 @dataclass(frozen=True)
 class Plain:
-    """What a plain chunk holds, in bytes of its lines (see `plain`)."""
+    """What a plain chunk holds (see `plain`)."""
 
     breaks: int  # line ends in it (`\r\n`; one more when it starts with the `\n` of a cut pair)
-    lead: bool  # it starts with the `\n` of a `\r\n` cut between two reads
-    inner: bool  # it has a `\r\n` of its own
-    head: int  # cells (at most) before its first `\r\n` (after a leading `\n`)
-    widest: int  # cells (at most) of the widest line between two `\r\n`s in it
-    tail: int  # cells (at most) after its last `\r\n` (a trailing `\r` not counted)
+    pairs: int  # the `\r\n`s wholly in it
 
 
 def _cells(piece: bytes, cols: int) -> int:
-    """At most how many cells `piece` (part of a plain line) takes: exactly enough to tell
+    """At most how many cells `piece` (a plain line, UTF-8) takes: exactly enough to tell
     whether it fits in `cols`. Every character takes at most as many cells as its UTF-8 bytes
     (two at most, and only those of three or four bytes take two); SGRs take none."""
     if len(piece) <= cols:
@@ -80,13 +77,32 @@ def _cells(piece: bytes, cols: int) -> int:
     return len(piece.translate(None, _CONTINUATION)) + len(piece.translate(None, _NOT_WIDE_LEAD))
 
 
+def last_wide(lines: list[str], cols: int) -> int:
+    """The index of the last of `lines[1:]` that `fit` finds too wide, or 0 when none is."""
+    if fit(lines[1:], cols):
+        return 0
+    return next(i for i in range(len(lines) - 1, 0, -1) if not fit(lines[i:i + 1], cols))
+
+
+def fit(lines: list[str], cols: int) -> bool:
+    """Whether each of `lines` (plain lines, as printed) takes one row of `cols` cells."""
+    if not lines:
+        return True
+    if max(map(len, lines)) <= cols // 2:  # (a character takes two cells at most)
+        return True
+    joined = "\n".join(lines)
+    if joined.isascii() and max(map(len, lines)) <= cols:
+        return True
+    return all(_cells(piece, cols) <= cols for piece in joined.encode().split(b"\n"))
+
+
 def _only_sgrs(data: bytes) -> bool:
     """Every ESC in `data` starts an SGR; the last may be cut short by the end of the read."""
     bare = data.translate(None, _SGR_PARAMS)  # each SGR is now ESC [ m, and has the only ESC in it
     return bare.count(b"\x1b") == bare.count(b"\x1b[m") + (bare.endswith(b"\x1b") or bare.endswith(b"\x1b["))
 
 
-def plain(data: bytes, held: str, after_cr: bool, cols: int) -> Plain | None:
+def plain(data: bytes, held: str, after_cr: bool) -> Plain | None:
     """`data`, after `held` (the start of an SGR the REP clamp held back from the last read),
     as plain lines, or None when it holds anything else. `after_cr`: the last read ended
     with `\r`."""
@@ -100,28 +116,7 @@ def plain(data: bytes, held: str, after_cr: bool, cols: int) -> Plain | None:
     pairs = len(controls) // 2
     if controls != b"\r\n" * pairs:
         return None  # another control, or a bare CR or LF: not (only) a line end
-    pieces = data.split(b"\r\n")
-    first, last = pieces[0][lead:], pieces[-1][:len(pieces[-1]) - ends_cr]
-    if len(pieces) == 1:
-        head = _cells(last[lead:] if lead else last, cols)
-        return Plain(int(lead), lead, False, head, 0, head)
-    widest = max(map(len, pieces[1:-1])) if len(pieces) > 2 else 0
-    if widest > cols:
-        widest = max(_cells(piece, cols) for piece in pieces[1:-1])
-    return Plain(pairs + lead, lead, True, _cells(first, cols), widest, _cells(last, cols))
-
-
-def extend(line: int, chunk: Plain, cols: int) -> int | None:
-    """The bytes of the unfinished line after `chunk` follows a line of `line` bytes, or None
-    when some line would be wider than `cols` (it would wrap onto a second row)."""
-    if chunk.lead:
-        line = 0  # the line before ended with the cut `\r\n`
-    if not chunk.inner:
-        line += chunk.head
-        return line if line <= cols else None
-    if line + chunk.head > cols or chunk.widest > cols or chunk.tail > cols:
-        return None
-    return chunk.tail
+    return Plain(pairs + lead, pairs)
 
 
 def ends_in_ground(text: str, before: bool) -> bool:

@@ -147,6 +147,18 @@ def test_a_flood_after_each_state_that_changes_how_lines_scroll_agrees_both_ways
         both_ways([old, state.encode(), run, b"tail", b"\x07\x1b\\\x1b[?1049l"], rng, look=0)
 
 
+@pytest.mark.parametrize("where", [5, 30, 200, 280, 600])
+def test_a_line_that_wraps_among_the_lines_that_stay_agrees_both_ways(where):
+    """A line wider than the screen `where` lines before the end of a held run of 640: among
+    the lines pyavt keeps (56 here), the plain history keeps (250), or older ones."""
+    rng = random.Random(where)
+    lines = [f"\x1b[3{n % 8}mline {n} 日本語\x1b[0m {'z' * (n % 20)}" for n in range(640)]
+    lines[-where] = "wide " + "한국어 텍스트 " * rng.randint(8, 30)
+    run = "".join(f"{text}\r\n" for text in lines).encode()
+    for _ in range(3):
+        both_ways([b"x\r\n" * 10, run], rng, look=0, glances=0.5)
+
+
 def test_adversarial_streams_agree_both_ways():
     rng = random.Random(7)
     both_ways([part for seed in range(4) for part in (*flood(rng, 800, 64, rare=0.5), generate(seed, 6000))], rng)
