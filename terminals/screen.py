@@ -327,6 +327,9 @@ class Screen(ScreenFixes):
 
     def visible_rows(self) -> list[str]:
         """The visible rows as plain text, top first (cached per row; see screen_agent)."""
+        held = self._held_rows(self._rows)
+        if held is not None:  # the detector looking 10 times a second draws nothing held back
+            return [scroll_skip.row_text(row) for row in held]
         self._flush()
         return self.agent.rows(self._vt.view)
 

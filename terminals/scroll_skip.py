@@ -90,10 +90,10 @@ def fit(lines: list[str], cols: int) -> bool:
         return True
     if max(map(len, lines)) <= cols // 2:  # (a character takes two cells at most)
         return True
-    joined = "\n".join(lines)
-    if joined.isascii() and max(map(len, lines)) <= cols:
+    pieces = "\n".join(lines).encode().split(b"\n")
+    if max(map(len, pieces)) <= cols:  # (a character takes at most as many cells as bytes)
         return True
-    return all(_cells(piece, cols) <= cols for piece in joined.encode().split(b"\n"))
+    return all(_cells(piece, cols) <= cols for piece in pieces)
 
 
 def _only_sgrs(data: bytes) -> bool:

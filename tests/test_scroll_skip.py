@@ -53,9 +53,9 @@ def flood(rng: random.Random, lines: int, cols: int, rare: float) -> list[bytes]
 
 
 def glance(screen: Screen) -> tuple[object, ...]:
-    """What a reader polling the last lines sees (this draws nothing held back when the held
-    lines fill what it asks for)."""
-    return screen.text(1), screen.text(screen.rows), screen.cursor
+    """What a reader polling the last lines and the agent-state detector see (this draws
+    nothing held back when the held lines fill what they ask for)."""
+    return screen.text(1), screen.text(screen.rows), screen.cursor, screen.visible_rows()
 
 
 def seen(screen: Screen) -> dict[str, object]:
