@@ -50,7 +50,15 @@ def run_tui(args: argparse.Namespace) -> int:
     return _run_app(client, prefix)
 
 
+# Textual repaints on a timer of its own (60 a second by default): a frame that arrives just
+# after a tick waits up to a whole period. A shorter period shortens that wait (it costs
+# nothing when idle: the timer runs only while something is waiting to be drawn, and frames
+# come at most 60 a second). Read once, when Textual is first imported.
+REPAINT_FPS = 120
+
+
 def _run_app(client: object, prefix: str) -> int:
+    os.environ.setdefault("TEXTUAL_FPS", str(REPAINT_FPS))
     from .main import TikiApp
 
     driver = None
