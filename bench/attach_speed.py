@@ -38,6 +38,33 @@ def tiki_env(work: Path) -> dict[str, str]:
     return env
 
 
+class OuterUi:
+    """An outer tmux server (COLS x ROWS) with a window `ui` running the real `tiki` UI in a warm
+    bash, attached to the background host it starts on a throwaway socket (one bash tab)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.work = Path(tempfile.mkdtemp(prefix=prefix))
+        self.env = tiki_env(self.work)
+        self.ws = self.work / "ws.toml"
+        self.ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+        self.outer = Tmux(cols=COLS, rows=ROWS, name=f"{prefix}{os.getpid()}")
+        self.control = TmuxControl(self.outer.name, "b")
+        self.outer.run("new-window", "-d", "-n", "ui", "bash --norc --noprofile")
+        self.ui = self.control.command("display-message -p -t b:ui '#{pane_id}'").strip()
+
+    def start_tiki(self) -> None:
+        exports = " ".join(f"{k}='{v}'" for k, v in self.env.items() if k.startswith("TIKI_") or k == "PATH")
+        self.control.command(f"send-keys -t {self.ui} -l \"{exports} PS1='$ ' {TIKI} --workspace {self.ws}\"")
+        self.control.command(f"send-keys -t {self.ui} Enter")
+        wait_for(lambda: "? help" in self.control.command(f"capture-pane -p -t {self.ui}"), 60, 0.1)
+
+    def close(self) -> None:
+        subprocess.run([TIKI, "shutdown"], env=self.env, capture_output=True)
+        self.control.close()
+        self.outer.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
 def timed(control: TmuxControl, target: str, command: str, marker: str, cpu: dict[str, list[float]],
           pids: dict[str, int]) -> float:
     """Seconds until `marker` is on the outer screen; each of `pids`' CPU seconds meanwhile into `cpu`."""
@@ -83,22 +110,13 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=20)
     parser.add_argument("--profile", metavar="DIR", help="py-spy record the host and the UI during the tiki runs")
     opts = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="tkattach-"))
-    env = tiki_env(work)
-    ws = work / "ws.toml"
-    ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
-    outer = Tmux(cols=COLS, rows=ROWS, name=f"tkattach{os.getpid()}")
-    control = TmuxControl(outer.name, "b")
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith("TIKI_") or k == "PATH")
+    setup = OuterUi("tkattach")
+    env, control, ui = setup.env, setup.control, setup.ui
     try:
-        outer.run("new-window", "-d", "-n", "ui", "bash --norc --noprofile")
         plain = control.command("display-message -p -t b:0 '#{pane_id}'").strip()
-        ui = control.command("display-message -p -t b:ui '#{pane_id}'").strip()
         control.command(f"send-keys -t {plain} -l \"PS1='$ '\"")
         control.command(f"send-keys -t {plain} Enter")
-        control.command(f"send-keys -t {ui} -l \"{exports} PS1='$ ' {TIKI} --workspace {ws}\"")
-        control.command(f"send-keys -t {ui} Enter")
-        wait_for(lambda: "? help" in control.command(f"capture-pane -p -t {ui}"), 60, 0.1)
+        setup.start_tiki()
         host_pid = call("host.info", socket_path=Path(env["TIKI_SOCKET"]))["pid"]
         times: dict[str, list[float]] = {"tiki": [], "tmux": []}
         spies = profile(opts.profile, host_pid, control, ui) if opts.profile else []
@@ -131,10 +149,7 @@ def main() -> None:
         (host,) = cpu_percent([host_pid], opts.idle)
         print(f"idle, no UI, over {opts.idle:g} s: host {host:.2f}% CPU  (target < 1%)")
     finally:
-        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True)
-        control.close()
-        outer.close()
-        shutil.rmtree(work, ignore_errors=True)
+        setup.close()
 
 
 if __name__ == "__main__":

@@ -11,16 +11,12 @@ no such path (its screen is the one capture-pane reads).
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from attach_speed import COLS, ROWS, SEQ, tiki_env
-from common import TIKI, Tmux, TmuxControl, wait_for
+from attach_speed import SEQ, OuterUi
+from common import TmuxControl, wait_for
 
 from tikitaka.app.ui_client import UiClient
 from tikitaka.protocol import ops
@@ -75,31 +71,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     opts = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="tktail-"))
-    env = tiki_env(work)
-    ws = work / "ws.toml"
-    ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
-    outer = Tmux(cols=COLS, rows=ROWS, name=f"tktail{os.getpid()}")
-    control = TmuxControl(outer.name, "b")
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith("TIKI_") or k == "PATH")
+    setup = OuterUi("tktail")
     try:
-        outer.run("new-window", "-d", "-n", "ui", "bash --norc --noprofile")
-        ui = control.command("display-message -p -t b:ui '#{pane_id}'").strip()
-        control.command(f"send-keys -t {ui} -l \"{exports} PS1='$ ' {TIKI} --workspace {ws}\"")
-        control.command(f"send-keys -t {ui} Enter")
-        wait_for(lambda: "? help" in control.command(f"capture-pane -p -t {ui}"), 60, 0.1)
-        host = HostReader(Path(env["TIKI_SOCKET"]))
+        setup.start_tiki()
+        host = HostReader(Path(setup.env["TIKI_SOCKET"]))
         tails = []
         for n in range(opts.runs):
-            at_host, on_screen = one_run(control, ui, host, n)
+            at_host, on_screen = one_run(setup.control, setup.ui, host, n)
             tails.append(1000 * (on_screen - at_host))
             print(f"host has END at {at_host:.3f} s, the outer screen at {on_screen:.3f} s: tail {tails[-1]:.0f} ms")
         print(f"tail: median {sorted(tails)[len(tails) // 2]:.0f} ms, range {min(tails):.0f}-{max(tails):.0f} ms")
     finally:
-        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True)
-        control.close()
-        outer.close()
-        shutil.rmtree(work, ignore_errors=True)
+        setup.close()
 
 
 if __name__ == "__main__":
