@@ -195,3 +195,38 @@ def test_the_host_stopping_ends_every_session_saying_why(serve):
 def test_attaching_where_no_host_runs_says_so(tiki_env):
     with pytest.raises(NoHost, match="no tiki host"):
         UiClient(Path(tiki_env["TIKI_SOCKET"])).connect()
+
+
+def test_a_flood_nobody_watches_keeps_every_line_of_its_scrollback_in_order(serve):
+    """A real host and bash, a coloured 60,000-line flood into an unwatched tab (its lines
+    are held back and mostly never drawn: terminals/scroll_skip), then pages of the scrollback
+    from the oldest kept line to the last: every line there once and in order, the styled part
+    with its colour, and the read-back text ending where the flood ended."""
+    host = serve(BASH_TAB)
+    session = Session(host.env, 80, 24)
+    sh = session.tabs["sh"]
+    session.client.input(sh, b"seq -f line%05g 1 60000 | sed 's/.*/\\x1b[32m&\\x1b[0m/'; echo flood-$((1+1))\r")
+    replies: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def read() -> str:
+        session.client.call(ops.TERMINAL_READ, {"name": "sh", "lines": 3}, replies.put)
+        return replies.get(timeout=15)["result"]["text"]
+
+    wait_until(lambda: "flood-2" in read(), 60, what="the flood to end")
+    assert re.search(r"^line60000\nflood-2$", read(), re.M)
+
+    def page(offset: int, rows: int) -> tuple[int, list[str], list[Any]]:
+        ref = session.client.scrollback(sh, offset, rows)
+        event = session.next("history", where=lambda e: e["ref"] == ref)
+        return event["total"], ["".join(t for t, _ in line).rstrip() for line in event["lines"]], event["lines"]
+
+    total, last, _ = page(1, 1)
+    assert total >= 10_000
+    numbers = []
+    for offset in range(total, 0, -500):  # the whole history, oldest first, 500 rows a page
+        _total, texts, _lines = page(offset, 500)
+        numbers += [int(text.removeprefix("line")) for text in texts if text.startswith("line")]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # none lost, none twice
+    assert numbers[-1] == int(last[0].removeprefix("line")) and len(numbers) >= total - 3
+    _total, texts, lines = page(100, 1)  # in the styled scrollback: the colour is kept
+    assert texts[0].startswith("line") and any(style for _text, style in lines[0])
