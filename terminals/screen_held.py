@@ -115,7 +115,7 @@ class HeldOutput:
         if not self._pending:
             return
         text, breaks = "".join(self._pending), self._pending_breaks
-        self._pending, self._pending_breaks = [], 0
+        self._pending, self._pending_breaks, self._pending_size = [], 0, 0
         self._draw_held(text, breaks)
 
     def _draw_held(self, text: str, breaks: int, again: bool = True) -> None:
