@@ -28,6 +28,7 @@ class TabInfo:
     active: bool
     failed: str | None = None  # why the tab's terminal failed (restart the tab to recover)
     agent: dict[str, Any] | None = None  # {"kind", "state", "since", "reason"} (see AgentStateChanged)
+    watched: bool = False  # a UI shows it (its screen frames are built), when the list was made
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +42,7 @@ class TabInfo:
             "activity": self.activity,
             "active": self.active,
             "failed": self.failed,
+            "watched": self.watched,
             "agent": dict(self.agent) if self.agent else
             {"kind": "shell", "state": "unknown", "since": None, "reason": "not evaluated"},
         }

@@ -56,6 +56,7 @@ class TabRow(TypedDict):
     activity: Literal["idle", "busy"]
     active: bool
     failed: str | None
+    watched: bool  # a UI shows the tab (its screen frames are built)
     agent: AgentRow
 
 

@@ -174,14 +174,14 @@ def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
     live.client.input(sh, b"seq 1 400000; echo flood-$((1+1))\r")
     live.until_screen("400000", timeout=60)  # the flood has begun and its numbers are drawn
     started, frames = time.monotonic(), 0
-    live.client.input(sh, b"seq 1 400000; echo flood-$((2+1))\r")
+    live.client.input(sh, b"seq 1 1000000; echo flood-$((2+1))\r")
     while "flood-3" not in live.screen():
         live.next("screen", timeout=60)
         frames += 1
     elapsed = time.monotonic() - started
-    assert elapsed > 0.3, elapsed  # a real flood (3 MB), long enough to count its frames
+    assert elapsed > 0.3, elapsed  # a real flood (7 MB), long enough to count its frames
     assert frames <= 35 * elapsed + 3, (frames, elapsed)  # ~20 a second; at 60 this fails
-    assert re.search(r"^400000\nflood-3$", live.screen(), re.M)  # the last screen, whole
+    assert re.search(r"^1000000\nflood-3$", live.screen(), re.M)  # the last screen, whole
 
 
 def test_the_host_stopping_ends_every_session_saying_why(serve):
@@ -230,3 +230,28 @@ def test_a_flood_nobody_watches_keeps_every_line_of_its_scrollback_in_order(serv
     assert numbers[-1] == int(last[0].removeprefix("line")) and len(numbers) >= total - 3
     _total, texts, lines = page(100, 1)  # in the styled scrollback: the colour is kept
     assert texts[0].startswith("line") and any(style for _text, style in lines[0])
+
+
+def test_a_tab_no_ui_shows_any_more_is_not_watched(serve):
+    # A UI that leaves, or turns to another tab, takes the tab's frames with it: a tab nobody
+    # shows builds none ("unwatched tabs cost no rendering"). They were still built for nobody,
+    # once more for every UI that had come and gone, because the watch was never undone.
+    host = serve(TWO_TABS)
+
+    def watched() -> dict[str, bool]:
+        listed = json.loads(host.run("terminal-list", "--json").stdout)["terminals"]
+        return {tab["name"]: tab["watched"] for tab in listed}
+
+    assert watched() == {"sh": False, "other": False}
+    first, second = Session(host.env), Session(host.env)
+    first.client.watch(first.tabs["sh"])
+    first.next("screen")
+    second.client.watch(second.tabs["sh"])
+    second.next("screen")
+    assert watched() == {"sh": True, "other": False}
+    first.client.close()
+    second.client.watch(second.tabs["other"])
+    second.next("screen", where=lambda e: e["tab"] == second.tabs["other"])
+    wait_until(lambda: watched() == {"sh": False, "other": True}, 10, what="sh to be unwatched")
+    second.client.close()
+    wait_until(lambda: watched() == {"sh": False, "other": False}, 10, what="no tab to be watched")

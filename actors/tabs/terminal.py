@@ -211,7 +211,8 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
 
     def unwatch(self, callback: Any) -> None:
         with self._lock:
-            self._watchers = tuple(w for w in self._watchers if w is not callback)
+            # `==`, not `is`: a bound method (`feed.on_update`) is a new object at every access.
+            self._watchers = tuple(w for w in self._watchers if w != callback)
 
     def snapshot(self) -> Any:
         with self._lock:
@@ -249,7 +250,8 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         with self._lock:
             busy = self._last_output and time.monotonic() - self._last_output < BUSY_WINDOW
         return {"running": self._running, "exit_code": self._exit_code,
-                "activity": "busy" if busy else "idle", "failed": self._failed, "agent": self._agent.view.row()}
+                "activity": "busy" if busy else "idle", "failed": self._failed, "agent": self._agent.view.row(),
+                "watched": bool(self._watchers)}
 
 
     def output_counter(self) -> int:

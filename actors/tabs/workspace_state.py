@@ -58,7 +58,8 @@ def tab_info(tab: _Tab, active: int | None, supervisor: Supervisor) -> TabInfo:
     status = terminal_status(tab, supervisor)
     return TabInfo(id=tab.id, name=tab.name, command=list(tab.command), cwd=tab.cwd, role=tab.role,
                    running=status["running"], exit_code=status["exit_code"], activity=status["activity"],
-                   active=tab.id == active, failed=status.get("failed"), agent=status.get("agent"))
+                   active=tab.id == active, failed=status.get("failed"), agent=status.get("agent"),
+                   watched=status.get("watched", False))
 
 
 def terminal_status(tab: _Tab, supervisor: Supervisor) -> dict[str, Any]:
