@@ -27,6 +27,7 @@ from textual.widget import Widget
 
 from ...terminals.rows import cell_style
 from ...terminals.selection import row_from_text
+from .direct_paint import paint_rows
 from .keys import key_to_bytes
 from .mouse_view import MouseMixin
 from .scrollback_mode import ScrollbackMode
@@ -104,12 +105,34 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
             if self.copy.active:
                 self.refresh()
             return
-        if frame["full"] or self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
-            self.refresh()  # (a panned view may have moved: draw it all)
+        if self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
+            self.refresh()  # a panned view may have moved: draw it all
             return
-        width = self.size.width
-        dirty = {int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}
-        self.refresh(*(Region(0, row, width, 1) for row in dirty))
+        width, height = self.size
+        dirty = (range(height) if frame["full"] else
+                 sorted({int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}))
+        lines = self._live_lines(dirty, width)
+        if lines is None or not paint_rows(self, lines):  # at once if nothing covers the view
+            self.refresh(*(Region(0, row, width, 1) for row in dirty))
+
+    def _live_lines(self, rows: Any, width: int) -> list[tuple[int, list[Segment]]] | None:
+        """The live screen's `rows` as segments as wide as the view, for `paint_rows`; None
+        when the view shows something else over them (a selection, the exit banner)."""
+        if self.selection is not None or self.exited:
+            return None
+        cursor = self.cursor if self.cursor[2] and self.has_focus else None
+        lines = []
+        for y in rows:
+            if cursor is not None and y == cursor[0]:
+                lines.append((y, list(self._render_line(y))))  # the cursor cell, reversed
+                continue
+            segments, length = _segments(self.rows[y] if y < len(self.rows) else ())
+            if length > width:
+                return None  # (cannot happen unpanned; Textual's way is the safe one)
+            if length < width:
+                segments.append(Segment(" " * (width - length)))
+            lines.append((y, segments))
+        return lines
 
     # -- drawing -----------------------------------------------------------------------------
 
@@ -157,8 +180,7 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         return cached[2]
 
     def _strip(self, line: Any, width: int, cursor_col: int | None, left: int) -> Strip:
-        segments = [Segment(text, rich_style(sgr)) for text, sgr in line]
-        length = sum(len(text) if text.isascii() else cell_len(text) for text, _ in line)
+        segments, length = _segments(line)
         if left or length > width:
             strip = Strip(segments, length).crop_extend(left, left + width, None)
         else:  # the usual row: padded in place, one Strip (each costs seven caches) not two
@@ -246,6 +268,12 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+
+
+def _segments(line: Any) -> tuple[list[Segment], int]:
+    """A frame row's [text, sgr] pieces as Rich segments, and how many cells they take."""
+    segments = [Segment(text, rich_style(sgr)) for text, sgr in line]
+    return segments, sum(len(text) if text.isascii() else cell_len(text) for text, _ in line)
 
 
 BANNER = Style(bgcolor="dark_red", color="white", bold=True)

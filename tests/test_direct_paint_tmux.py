@@ -1,0 +1,86 @@
+"""The real `tiki` UI paints a frame's rows straight to the terminal when nothing covers the
+view (app/tui/direct_paint.py, issue 13's attached speed): what it paints must be, cell for
+cell, what Textual's compositor draws there, and a dialog over the view must stay whole while
+the tab under it prints on."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+import pytest
+from conftest import wait_until
+from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
+from tmux_outer import Outer
+
+# Every kind of style a program uses: the 16 colours (which the UI's theme turns into its own
+# truecolour), 256 colours, truecolour, faint (blended by the theme), bold, italic, underline,
+# inverse, backgrounds, a default row after them, and wide characters.
+STYLES = (r"printf '\e[31mred\e[0m \e[92mbright\e[0m \e[44mblue-bg\e[0m \e[38;5;208m208\e[0m "
+          r"\e[38;2;10;200;30mtrue\e[0m \e[2mfaint\e[0m \e[1;3;4mbold-it-ul\e[0m \e[7minverse\e[0m 한국어|\n'; "
+          r"for i in $(seq 1 24); do printf '\e[3%dm row %d \e[4%dm %s \e[0m plain\n' $((i % 8)) $i $(((i + 3) % 8)) "
+          r"$(printf '%*s' $i | tr ' ' x); done; echo styled-$((1+1))")
+
+
+def tab_cells(outer: Outer, window: str) -> list[list[tuple[str, str]]]:
+    """The terminal view's cells (row 0, the tab bar, left out: its badges change)."""
+    screen = outer.screen(window)
+    width = min(line.index("│") for line in screen.splitlines()[1:] if "│" in line)
+    return outer.cells(window, width)[1:]
+
+
+def dialog_box(screen: str) -> list[str]:
+    """The help dialog as it shows: each row between its left and right borders."""
+    return [line[line.index("█"):line.rindex("█") + 1] for line in screen.splitlines() if "█" in line]
+
+
+@pytest.fixture
+def outer(tiki_env, tmp_path) -> Iterator[Outer]:
+    """The real UI at 120x36 in window w0, showing a bash tab."""
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH)
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        yield outer
+    finally:
+        outer.close()
+
+
+def test_rows_painted_at_once_are_the_cells_textual_draws(outer):
+    outer.literal("w0", STYLES)
+    outer.keys("w0", "Enter")
+    outer.wait("w0", "styled-2")
+    painted = tab_cells(outer, "w0")  # the frames' rows, painted as they came
+    assert any("row 24" in "".join(char for char, _ in row) for row in painted)
+    outer.keys("w0", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
+    outer.wait("w0", "Every key goes to")
+    outer.keys("w0", "Escape")
+    wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
+    wait_until(lambda: tab_cells(outer, "w0") == painted, 10, 0.2,
+               what="Textual's drawing of the view to equal what was painted")
+
+
+def test_a_dialog_over_the_view_stays_whole_while_the_tab_prints_under_it(outer, tiki_env):
+    outer.keys("w0", "C-\\", "?")
+    outer.wait("w0", "Every key goes to")
+    shown: list[list[str]] = [[]]
+
+    def settled() -> bool:  # (the dialog's markdown is laid out once more after it shows)
+        box, shown[0] = shown[0], dialog_box(outer.screen("w0"))
+        return box == shown[0]
+    wait_until(settled, 10, 0.3, what="the dialog to be drawn")
+    dialog = shown[0]
+    assert len(dialog) > 10
+    # Output under the dialog, typed by another client: every row of the view changes.
+    assert tiki(tiki_env, "terminal-send", "sh", "for i in $(seq 1 3000); do echo under-$i; done").returncode == 0
+    wait_until(lambda: "under-3000" in tiki(tiki_env, "terminal-read", "sh", "--lines", "3").stdout, 30, 0.1,
+               what="the tab to print it all")
+    listed = json.loads(tiki(tiki_env, "terminal-list", "--json").stdout)["terminals"]
+    assert listed[0]["watched"]  # frames keep coming to the UI under the dialog
+    # The view's rows beside the dialog show the output; the dialog is untouched.
+    screen = outer.wait("w0", "under-2999")
+    assert dialog_box(screen) == dialog
+    outer.keys("w0", "Escape")
+    outer.wait("w0", "under-3000")  # and once it closes, the view is the tab's screen
