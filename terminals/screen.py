@@ -249,10 +249,18 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
         """The rows changed since the last call (all of them when `full`), consuming them."""
+        clipboard = tuple(c.text for c in self.take_clipboard()) if self._modes.clipboard else ()
+        held = self._held_frame()  # a flood the held lines fill the screen with: drawn apart
+        if held is not None:
+            lines, cursor, history = held
+            self._dirty = set()
+            return ScreenUpdate(
+                self._cols, self._rows, lines, True, cursor, history, self.alt_screen, self.title,
+                self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
+            )
         self._flush()
         rows = set(range(self._rows)) if full else self._dirty
         self._dirty = set()
-        clipboard = tuple(c.text for c in self.take_clipboard()) if self._modes.clipboard else ()
         return self._update(rows, full or len(rows) >= self._rows, clipboard)
 
     def take_dirty(self) -> set[int]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import avt
 
@@ -143,6 +144,18 @@ def pen(passed: str) -> str:
     after its last full reset (all of them when it has none)."""
     reset = max(passed.rfind("\x1b[0m"), passed.rfind("\x1b[m"))
     return "".join(_SGR.findall(passed, max(reset, 0)))
+
+
+def pen_at(text: str, end: int, dump: Callable[[], str]) -> str:
+    """SGRs that set the pen as it is at `text[end]`, where `text` is held-back output printed
+    with the pen pyavt has now (read from its `dump`, only when no full reset comes first)."""
+    reset = max(text.rfind("\x1b[0m", 0, end), text.rfind("\x1b[m", 0, end))
+    if reset >= 0:
+        return "".join(_SGR.findall(text, reset, end))
+    state = dump()
+    trailer = _SGR.search(state, state.rfind("\x1b[m") + 3)  # after `ESC [ m`: the pen, then modes
+    base = trailer.group() if trailer else "\x1b[0m"
+    return base + "".join(_SGR.findall(text, 0, end)) if text.find("\x1b", 0, end) >= 0 else base
 
 
 def row_text(line: str) -> str:

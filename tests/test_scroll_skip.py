@@ -58,6 +58,13 @@ def glance(screen: Screen) -> tuple[object, ...]:
     return screen.text(1), screen.text(screen.rows), screen.cursor, screen.visible_rows()
 
 
+def frame_agrees(fast: Screen, slow: Screen) -> bool:
+    """A UI's frame (the rows changed since the last one: under a flood, drawn apart from the
+    held lines, which stay held) shows what the screen that drew every line shows."""
+    update, truth = fast.take_update(), slow.snapshot()
+    return update.cursor == truth.cursor and all(update.lines[row] == truth.lines[row] for row in update.lines)
+
+
 def seen(screen: Screen) -> dict[str, object]:
     update = screen.snapshot()
     screen.feed(b"P")  # drawn with the pen the output left
@@ -84,7 +91,7 @@ class Counting:
 
 
 def both_ways(segments: list[bytes], rng: random.Random, cols: int = 64, rows: int = 6, scrollback: int = 300,
-              look: float = 0.02, glances: float = 0.2) -> tuple[int, int]:
+              look: float = 0.02, glances: float = 0.2, frames: float = 0.1) -> tuple[int, int]:
     """Feed `segments` in random cuts (never across two) to a screen that skips and one that
     does not; compare now and then and at the end. Returns the characters each fed pyavt."""
     fast, slow = Screen(cols, rows, scrollback), Screen(cols, rows, scrollback)
@@ -102,6 +109,8 @@ def both_ways(segments: list[bytes], rng: random.Random, cols: int = 64, rows: i
         assert fast.feed(chunk) == slow.feed(chunk), f"replies differ at chunk {pos}"
         if rng.random() < glances:
             assert glance(fast) == glance(slow), f"the last lines differ after chunk {pos}"
+        if rng.random() < frames:
+            assert frame_agrees(fast, slow), f"a frame differs after chunk {pos}"
         if rng.random() < look or pos == len(chunks) - 1:
             fast.feed(b"\x1b[0m")  # (the pen check in `seen` prints a P: the same pen for what follows)
             slow.feed(b"\x1b[0m")
