@@ -106,6 +106,16 @@ class PosixPty:
         finally:
             self._leave()
 
+    def output_within(self, timeout: float) -> bool:
+        """Whether output (or the end of it) is there within `timeout` s. A reader that looks
+        this way before blocking in `read` learns the moment its child's output pauses."""
+        if not self._enter():
+            return True  # (`read` says the terminal is gone)
+        try:
+            return self._wait(select.POLLIN | select.POLLPRI, timeout) or self._closing
+        finally:
+            self._leave()
+
     def write(self, data: bytes, timeout: float | None = None) -> int:
         """Write `data`, waiting while the child does not take it; returns the bytes written:
         all of them unless `timeout` s passed first. OSError once the terminal is closed."""

@@ -73,6 +73,7 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         self._bytes_read = 0
         self._last_output = 0.0
         self._dirty = threading.Event()
+        self._paused = threading.Event()  # the output paused since the last notice (terminal_io)
         self._watchers: tuple[Any, ...] = ()  # rows are styled only while a UI shows this tab
         self._stopping = threading.Event()
         self._writes: queue.Queue[tuple[int, bytes, WriteTicket] | None] = queue.Queue()
