@@ -37,6 +37,10 @@ FLOOD_INTERVAL = 1 / 20
 # The output paused this long: a flood ended (the reader sees it; a pause of 3 ms is rare
 # inside `seq 1 600000`, measured: 0-1 a run, against ~2000 reads).
 PAUSE_AFTER = 0.003
+# A flood's last frame may follow the one before this soon (not the FRAME_INTERVAL of ordinary
+# output: ending a flood, the user waits for it). Floods that pause this often get more
+# frames, never more than 1/PAUSE_FRAME_GAP a second.
+PAUSE_FRAME_GAP = 0.008
 SETTLE_AFTER = 0.5  # seconds of quiet before pushed-out history lines are turned into text
 # ...or sooner, once the lines waiting hold this many cells: a pushed-out line kept as a pyavt
 # object costs ~24 bytes per cell, so a long flood on a wide screen would hold up to the
@@ -148,16 +152,17 @@ class TerminalThreads:
             spec = self.spec  # type: ignore[attr-defined]
             self._bus.publish(ScreenChanged(spec.tab_id, spec.name, None))  # type: ignore[attr-defined]
             read, seen = self._bytes_read - seen, self._bytes_read  # type: ignore[attr-defined]
-            time.sleep(FRAME_INTERVAL)
             if read > FLOOD_BYTES:
-                self._jump_scroll()
+                self._jump_scroll(time.monotonic() + FLOOD_INTERVAL)
+            else:
+                time.sleep(FRAME_INTERVAL)
 
-    def _jump_scroll(self) -> None:
-        """Wait out the rest of FLOOD_INTERVAL while output keeps coming; the moment it pauses
-        (the flood ended: where it stopped is what the user waits to see) the frame goes. The
-        reader says so PAUSE_AFTER s into the pause; where it cannot tell (no `output_within`),
-        a look every FRAME_INTERVAL / 3 s finds no new bytes."""
-        until = time.monotonic() + FLOOD_INTERVAL - FRAME_INTERVAL
+    def _jump_scroll(self, until: float) -> None:
+        """Wait until `until` while output keeps coming; the moment it pauses (the flood ended:
+        where it stopped is what the user waits to see) the frame goes, though not sooner than
+        PAUSE_FRAME_GAP after the last. The reader says so PAUSE_AFTER s into the pause; where
+        it cannot tell (no `output_within`), a look every FRAME_INTERVAL / 3 s finds no new bytes."""
+        time.sleep(PAUSE_FRAME_GAP)
         while not self._stopping.is_set():
             left = until - time.monotonic()
             if left <= 0:

@@ -55,6 +55,8 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> bool
         parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H")
         parts.extend(text if style is None else render(style, text, color_system)
                      for text, style, _control in segments)  # as Strip.render
+    x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
+    parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does
     try:
         driver.write("".join(parts))
