@@ -9,7 +9,7 @@ POLL seconds over one tmux control-mode client; the runs are interleaved.
 Then idle CPU over --idle seconds: the host alone (the UI detached with the prefix), then the
 host and an attached UI (the tab idle at its prompt); the outer tmux server alongside.
 
-    python bench/attach_speed.py [--runs 2] [--idle 20]
+    python bench/attach_speed.py [--runs 5] [--idle 20]
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def profile(out: str, host_pid: int, control: TmuxControl, ui: str) -> list[subp
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle", type=float, default=20)
     parser.add_argument("--profile", metavar="DIR", help="py-spy record the host and the UI during the tiki runs")
     opts = parser.parse_args()
@@ -137,6 +137,9 @@ def main() -> None:
             print(f"  {side:<5} best {best[side]:.2f} s  runs {[round(t, 2) for t in runs]}  CPU s per run: "
                   + ", ".join(f"{name} {values}" for name, values in cpu[side].items()))
         print(f"  ratio tikitaka/tmux (tmux time / tiki time): {best['tmux'] / best['tiki']:.2f}  (target >= 1.0)")
+        pairs = sorted(tm / ti for ti, tm in zip(times["tiki"], times["tmux"]))
+        print(f"  each run against the tmux run right after it: median {pairs[len(pairs) // 2]:.2f}, "
+              f"range {pairs[0]:.2f}-{pairs[-1]:.2f}  (the machine's speed drifts; a pair shares it)")
 
         time.sleep(3)
         host, ui_cpu, tmux_cpu = cpu_percent([host_pid, ui_pid, tmux_pid], opts.idle)

@@ -149,13 +149,14 @@ def pen(passed: str) -> str:
 def pen_at(text: str, end: int, dump: Callable[[], str]) -> str:
     """SGRs that set the pen as it is at `text[end]`, where `text` is held-back output printed
     with the pen pyavt has now (read from its `dump`, only when no full reset comes first)."""
-    reset = max(text.rfind("\x1b[0m", 0, end), text.rfind("\x1b[m", 0, end))
+    escape = text.rfind("\x1b", 0, end)  # (none at all, as in `seq`'s output: one scan)
+    reset = max(text.rfind("\x1b[0m", 0, escape + 4), text.rfind("\x1b[m", 0, escape + 3)) if escape >= 0 else -1
     if reset >= 0:
         return "".join(_SGR.findall(text, reset, end))
     state = dump()
     trailer = _SGR.search(state, state.rfind("\x1b[m") + 3)  # after `ESC [ m`: the pen, then modes
     base = trailer.group() if trailer else "\x1b[0m"
-    return base + "".join(_SGR.findall(text, 0, end)) if text.find("\x1b", 0, end) >= 0 else base
+    return base + "".join(_SGR.findall(text, 0, end)) if escape >= 0 else base
 
 
 def row_text(line: str) -> str:
