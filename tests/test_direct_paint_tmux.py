@@ -11,6 +11,7 @@ from typing import Iterator
 import pytest
 from conftest import wait_until
 from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
+from test_notify_tmux import CLAUDE
 from tmux_outer import Outer
 
 # Every kind of style a program uses: the 16 colours (which the UI's theme turns into its own
@@ -36,9 +37,9 @@ def dialog_box(screen: str) -> list[str]:
 
 @pytest.fixture
 def outer(tiki_env, tmp_path) -> Iterator[Outer]:
-    """The real UI at 120x36 in window w0, showing a bash tab."""
+    """The real UI at 120x36 in window w0, showing a bash tab (and a Claude stand-in behind)."""
     workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
+    workspace.write_text(BASH + CLAUDE)
     outer = Outer(tiki_env, 120, 36)
     try:
         outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
@@ -84,3 +85,19 @@ def test_a_dialog_over_the_view_stays_whole_while_the_tab_prints_under_it(outer,
     assert dialog_box(screen) == dialog
     outer.keys("w0", "Escape")
     outer.wait("w0", "under-3000")  # and once it closes, the view is the tab's screen
+
+
+def test_a_toast_over_the_view_stays_whole_while_the_tab_prints_under_it(outer, tiki_env):
+    # A toast is on the same screen as the view, over its bottom right corner: the rows under
+    # it must be left to Textual's compositor, which draws the toast over them.
+    assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
+    assert tiki(tiki_env, "terminal-send", "Claude", "make a demo dir").returncode == 0
+    outer.wait("w0", "Do you want to proceed?")  # the background tab waits: a toast for 8 s
+
+    def toast(screen: str) -> list[str]:
+        return [line[line.index("▌"):] for line in screen.splitlines() if "▌" in line]
+    shown = toast(outer.screen("w0"))
+    assert any("Claude needs you" in line for line in shown)
+    assert tiki(tiki_env, "terminal-send", "sh", "for i in $(seq 1 3000); do echo under-$i; done").returncode == 0
+    screen = outer.wait("w0", "under-2999")  # (well within the toast's 8 s)
+    assert toast(screen) == shown
