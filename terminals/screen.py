@@ -241,10 +241,14 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
 
     def _update(self, rows: set[int], full: bool, clipboard: tuple[str, ...] = ()) -> ScreenUpdate:
         lines = view_rows(self._vt, None if full else rows) if rows else {}
+        return self._frame(lines, full, self.cursor, self.history, clipboard)
+
+    def _frame(self, lines: dict[int, StyledLine], full: bool, cursor: tuple[int, int, bool], history: int,
+               clipboard: tuple[str, ...]) -> ScreenUpdate:
+        # (pyavt's modes: held-back output, plain lines, changes none of them)
         return ScreenUpdate(
-            self._cols, self._rows, lines, full, self.cursor, self.history,
-            self.alt_screen, self.title, self.bracketed_paste, self.app_cursor_keys, next(_SERIALS),
-            self._modes.mouse, clipboard,
+            self._cols, self._rows, lines, full, cursor, history, self.alt_screen, self.title,
+            self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
@@ -254,10 +258,7 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         if held is not None:
             lines, cursor, history = held
             self._dirty = set()
-            return ScreenUpdate(
-                self._cols, self._rows, lines, True, cursor, history, self.alt_screen, self.title,
-                self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
-            )
+            return self._frame(lines, True, cursor, history, clipboard)
         self._flush()
         rows = set(range(self._rows)) if full else self._dirty
         self._dirty = set()

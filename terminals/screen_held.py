@@ -118,18 +118,12 @@ class HeldOutput:
         the reader waited and the child blocked on a full PTY. (None when the held lines do
         not fill the screen, or one of those on it would not fit in a row.)"""
         rows = self._rows
-        if not self._pending or self._pending_breaks < rows:
+        shown = self._held_rows(rows)
+        if shown is None:
             return None
         text = "".join(self._pending)
         self._pending = [text]  # (joined once: the next frame joins only what came since)
-        start = len(text)
-        for _ in range(rows):  # the line end before the top row's line
-            start = text.rfind("\r\n", 0, start)
-            if start < 0:
-                return None
-        shown = text[start + 2:].split("\r\n")
-        if len(shown) != rows or not scroll_skip.fit(shown, self._cols):
-            return None
+        start = len(text) - sum(map(len, shown)) - 2 * rows  # the line end before the top row
         # Each row is made by the line end before it, scrolling a blank one in with the pen of
         # that moment (its colours fill the row's rest): the scratch screen scrolls them in too.
         scratch = avt.Vt(self._cols, rows, scrollback_limit=0)
