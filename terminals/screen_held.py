@@ -2,9 +2,11 @@
 in `scroll_skip`).
 
 Plain lines that arrive while the cursor is on the bottom row gather in `_pending` instead of
-being drawn. `_flush` draws them when someone looks at the screen (every method of `Screen`
-that reads it calls it first), or once PENDING_MAX characters have gathered: only the lines
-pyavt keeps go through it, the ones before go to the plain history as printed. The last rows,
+being drawn (from the first line end on the bottom row: a read that starts higher up draws the
+lines down to it). `_flush` draws them when someone looks at the screen (every method of
+`Screen` that reads it calls it first), or once PENDING_MAX characters have gathered: only the
+lines pyavt keeps go through it, the ones before go to the plain history as printed. Lines
+that would fall off even the plain history are dropped as they pile up (`_trim`). The last rows,
 the cursor and the visible rows are read from the held lines when they fill them
 (`_held_rows`), so a poller and the agent-state detector leave the lines piling up.
 """
@@ -21,6 +23,11 @@ from .rows import StyledLine, view_rows
 # Held-back output is drawn once this many characters have gathered, if nobody looked sooner
 # (a UI watching the tab looks at every frame): what it costs to hold.
 PENDING_MAX = 2_000_000
+# Held lines beyond those the screen and its history keep are dropped once there are this
+# many (`_trim`), in steps that each cost the reader well under a millisecond. Drawing 2 MB of
+# `seq`'s output at PENDING_MAX held the reader 8-30 ms, long enough for `seq` to fill the
+# PTY and wait: ~40 ms of a 0.35 s `seq 1 600000`.
+TRIM_LINES = 8192
 
 
 class HeldOutput:
@@ -35,6 +42,7 @@ class HeldOutput:
         # that draws every line.
         self._skip_scroll = True
         self._pending: list[str] = []
+        self._pending_counts: list[int] = []  # the line ends in each piece of `_pending`
         self._pending_breaks = self._pending_size = 0
         self._after_cr = False  # the last read ended with `\r` (its `\n` may begin the next)
         self._ground = True  # pyavt's parser is between sequences (scroll_skip.ends_in_ground)
@@ -67,8 +75,11 @@ class HeldOutput:
         """Plain lines: held back when they may scroll past unseen, else drawn now."""
         if self._pending:
             self._pending.append(text)
+            self._pending_counts.append(plain.breaks)
             self._pending_breaks += plain.breaks
             self._pending_size += len(text)
+            if self._pending_breaks >= self._keep + self._plain.limit + TRIM_LINES:
+                self._trim()
             if self._pending_size >= PENDING_MAX:
                 self._flush()
             return
@@ -78,9 +89,22 @@ class HeldOutput:
             self._draw_plain(text)
             return
         self._draw_plain(text[:start])
+        pairs = plain.pairs
+        below = self._rows - 1 - self._vt.cursor.row
+        if below > 0 and self._ground and self._default_layout():
+            # Above the bottom row (`clear; seq 1 600000`): the line ends that bring the cursor
+            # down are drawn, the rest of what may be thousands of lines is held.
+            end = start
+            for _ in range(below):
+                end = text.find("\r\n", end + 2)
+                if end < 0:
+                    self._draw_plain(text[start:])
+                    return
+            self._draw_plain(text[start:end])
+            start, pairs = end, pairs - below
         if self._ground and self._vt.cursor.row == self._rows - 1 and self._default_layout():
-            self._pending = [text[start:]]
-            self._pending_breaks = plain.pairs
+            self._pending, self._pending_counts = [text[start:]], [pairs]
+            self._pending_breaks = pairs
             self._pending_size = len(text) - start
         else:
             self._draw_plain(text[start:])
@@ -122,7 +146,6 @@ class HeldOutput:
         if shown is None:
             return None
         text = "".join(self._pending)
-        self._pending = [text]  # (joined once: the next frame joins only what came since)
         start = len(text) - sum(map(len, shown)) - 2 * rows  # the line end before the top row
         # Each row is made by the line end before it, scrolling a blank one in with the pen of
         # that moment (its colours fill the row's rest): the scratch screen scrolls them in too.
@@ -139,8 +162,30 @@ class HeldOutput:
         if not self._pending:
             return
         text, breaks = "".join(self._pending), self._pending_breaks
-        self._pending, self._pending_breaks, self._pending_size = [], 0, 0
+        self._pending, self._pending_counts, self._pending_breaks, self._pending_size = [], [], 0, 0
         self._draw_held(text, breaks)
+
+    def _trim(self) -> None:
+        """Drop the held pieces whose lines would fall off the end of the history anyway: those
+        before the last `keep` + `limit` line ends, which `_draw_held` would never draw nor
+        keep. Their pen is carried in a piece of its own. The piece left first may begin in
+        the middle of a line, which is older than any kept, or with the `\n` of a line end
+        whose `\r` was dropped, counted with that piece: hence one line end to spare."""
+        pieces, counts = self._pending, self._pending_counts
+        need, left, drop = self._keep + self._plain.limit + 1, self._pending_breaks, 0
+        while drop < len(pieces) - 1 and left - counts[drop] >= need:
+            left -= counts[drop]
+            drop += 1
+        if not drop:
+            return
+        dropped = "".join(pieces[:drop])
+        pen = scroll_skip.carry(dropped, self._vt.dump)
+        del pieces[:drop], counts[:drop]
+        if pen:
+            pieces.insert(0, pen)
+            counts.insert(0, 0)
+        self._pending_breaks = left
+        self._pending_size -= len(dropped) - len(pen)
 
     def _draw_held(self, text: str, breaks: int, again: bool = True) -> None:
         keep, limit = self._keep, self._plain.limit

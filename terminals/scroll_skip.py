@@ -153,10 +153,26 @@ def pen_at(text: str, end: int, dump: Callable[[], str]) -> str:
     reset = max(text.rfind("\x1b[0m", 0, escape + 4), text.rfind("\x1b[m", 0, escape + 3)) if escape >= 0 else -1
     if reset >= 0:
         return "".join(_SGR.findall(text, reset, end))
-    state = dump()
-    trailer = _SGR.search(state, state.rfind("\x1b[m") + 3)  # after `ESC [ m`: the pen, then modes
-    base = trailer.group() if trailer else "\x1b[0m"
+    base = _dump_pen(dump())
     return base + "".join(_SGR.findall(text, 0, end)) if escape >= 0 else base
+
+
+def carry(passed: str, dump: Callable[[], str]) -> str:
+    """What stands in for `passed` (held-back output printed with the pen pyavt has now,
+    read from its `dump` only when `passed` has no full reset) ahead of the text after it: a
+    full reset and the pen `passed` leaves, as pyavt keeps it ("" when `passed` has no SGR).
+    Its length does not grow with what it stands in for, nor when it is carried again."""
+    if "\x1b" not in passed:
+        return ""
+    scratch = avt.Vt(1, 1)
+    scratch.feed_str(pen_at(passed, len(passed), dump))
+    return "\x1b[0m" + _dump_pen(scratch.dump())
+
+
+def _dump_pen(state: str) -> str:
+    """The pen in `Vt.dump()`'s trailer: the SGR after its `ESC [ m` (then the modes)."""
+    trailer = _SGR.search(state, state.rfind("\x1b[m") + 3)
+    return trailer.group() if trailer else "\x1b[0m"
 
 
 def row_text(line: str) -> str:

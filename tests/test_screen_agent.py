@@ -14,6 +14,8 @@ PIECES = ["hello", "\r\n", "\x1b[2J", "\x1b[H", "\x1b[5;3H", "wide 한글 ", "\x
 
 
 def fresh(screen: Screen) -> list[str]:
+    """The emulator's rows, once it has drawn what the screen held back (see scroll_skip)."""
+    screen._flush()
     return [line.text.rstrip() for line in screen._vt.view()]
 
 

@@ -15,6 +15,7 @@ import pytest
 from vt_fuzz import generate
 
 from tikitaka.terminals import screen as screen_module
+from tikitaka.terminals import screen_held, scroll_skip
 from tikitaka.terminals.screen import Screen
 
 COLOURS = ["\x1b[31m", "\x1b[1;38;5;208m", "\x1b[38;2;10;200;30m", "\x1b[44m", "\x1b[7m", "\x1b[0m", "\x1b[m",
@@ -118,10 +119,14 @@ def both_ways(segments: list[bytes], rng: random.Random, cols: int = 64, rows: i
     return fast._vt.fed, slow._vt.fed
 
 
-@pytest.fixture(autouse=True)
-def small_styled_history(monkeypatch):
-    """50 styled lines and 250 plain ones: lines pile up past both within a short stream."""
+@pytest.fixture(autouse=True, params=["trim-as-shipped", "trim-always"])
+def small_styled_history(monkeypatch, request):
+    """50 styled lines and 250 plain ones: lines pile up past both within a short stream. And
+    held lines that would fall off the end of the history are dropped as the screen ships
+    (after 8192 more) or as soon as one more is held, so that every cut is tried."""
     monkeypatch.setattr(screen_module, "STYLED_HISTORY", 50)
+    if request.param == "trim-always":
+        monkeypatch.setattr(screen_held, "TRIM_LINES", 1)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -166,6 +171,57 @@ def test_a_line_that_wraps_among_the_lines_that_stay_agrees_both_ways(where):
     run = "".join(f"{text}\r\n" for text in lines).encode()
     for _ in range(3):
         both_ways([b"x\r\n" * 10, run], rng, look=0, glances=0.5)
+
+
+@pytest.mark.parametrize("pen", ["\x1b[41m", "\x1b[1;38;5;208m", "\x1b[7m\x1b[32m", "\x1b[0;44m\x1b[4m", "\x1b[m",
+                                 "\x1b[0m\x1b[2m"])
+def test_a_pen_set_before_lines_that_fall_off_the_history_colours_those_that_stay(pen):
+    """One pen, set among held lines before thousands that set no other (over the magenta
+    the screen had before them): the lines that stay are drawn with it, and so is what comes
+    after them, however many held lines were dropped."""
+    rng = random.Random(pen)
+    run = "".join(f"{n} {'w' * (n % 30)}\r\n" for n in range(3000))
+    both_ways([b"\x1b[45m", (run[:2000] + pen + run).encode()], rng, look=0, frames=0.3)
+
+
+@pytest.mark.parametrize("lines", [2000, 2001, 2002])
+@pytest.mark.parametrize("per_read", [2, 3])
+def test_line_ends_cut_between_every_two_reads_agree_both_ways(lines, per_read):
+    """Every read ends inside a `\r\n`: the piece left first after a drop begins with the
+    `\n` of a line end whose `\r` was dropped (and counted with the piece it is in). Run
+    lengths that leave a drop at every possible distance from the last line end it needs."""
+    text = "".join(f"\x1b[3{n % 8}mline {n}\r\n" for n in range(lines)).encode()
+    cuts = [i + 1 for i in range(len(text)) if text[i:i + 2] == b"\r\n"][::per_read]
+    fast, slow = Screen(64, 6, 300), Screen(64, 6, 300)
+    slow._skip_scroll = False
+    for start, end in zip([0, *cuts], [*cuts, len(text)]):
+        fast.feed(text[start:end])
+        slow.feed(text[start:end])
+    assert seen(fast) == seen(slow)
+
+
+@pytest.mark.parametrize("clear", ["\x1b[H\x1b[2J", "\x1b[3;1H", "\x1b[6;1H"])
+def test_a_read_that_starts_above_the_bottom_row_is_held_from_the_bottom_row_on(clear):
+    """`clear; seq 1 600000`: the first read brings the cursor down from the top and goes on
+    for thousands of lines. Only the lines down to the bottom row are drawn; the rest is held."""
+    fast, slow = Screen(64, 6, 300), Screen(64, 6, 300)
+    slow._skip_scroll = False
+    fast._vt, slow._vt = Counting(fast._vt), Counting(slow._vt)
+    run = b"".join(b"\x1b[3%dm%d\r\n" % (n % 8, n) for n in range(5000))
+    for data in (clear.encode(), b"$ seq 1 5000\r\n" + run[:40000], run[40000:]):
+        fast.feed(data)
+        slow.feed(data)
+    assert fast._vt.fed < slow._vt.fed / 10
+    assert seen(fast) == seen(slow)
+
+
+def test_the_pen_carried_for_dropped_lines_stays_short():
+    """However many SGRs the dropped lines set, and however often it is carried again."""
+    carried = ""
+    for pen in ["\x1b[31m", "\x1b[1m", "\x1b[38;2;1;2;3m", "\x1b[44m", "\x1b[7m"] * 200:
+        carried = scroll_skip.carry(carried + "".join(f"{pen}line\r\n" for _ in range(50)), lambda: "\x1b[m")
+        assert len(carried) < 40
+    assert carried == "\x1b[0m\x1b[0;38:2:1:2:3;44;1;7m"
 
 
 def test_adversarial_streams_agree_both_ways():
