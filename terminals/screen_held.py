@@ -13,6 +13,7 @@ the cursor and the visible rows are read from the held lines when they fill them
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import avt
@@ -35,6 +36,8 @@ class HeldOutput:
     _plain: Any
     _cols: int
     _rows: int
+    _history: int
+    _history_checked: float
 
     def _init_held(self, cols: int, styled: int) -> None:
         # The text held back (it starts with the `\r\n` that scrolls the bottom row up), its
@@ -208,3 +211,6 @@ class HeldOutput:
         kept = len(text) - sum(map(len, lines[-keep:])) - 2 * keep
         self._feed_vt(scroll_skip.pen(text[:kept]) + text[kept:])  # type: ignore[attr-defined]
         self._plain.push(lines[max(1, len(lines) - keep - limit):len(lines) - keep])
+        # pyavt's styled scrollback is full now: the history is known without walking its lines
+        # (`history`: ~2 ms at 1000 lines, just when a flood's last frame waits for it).
+        self._history, self._history_checked = len(self._plain) + self._styled, time.monotonic()

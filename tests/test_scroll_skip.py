@@ -242,6 +242,18 @@ def test_a_flood_seen_by_nobody_is_drawn_when_it_goes_quiet():
     assert screen.cursor[:2] == (5, 0)
 
 
+def test_the_frame_after_a_flood_says_how_much_history_it_left(monkeypatch):
+    """The history a frame shows is recounted only now and then (walking pyavt's lines is
+    slow); drawing a flood's held lines, the screen knows it without walking them."""
+    monkeypatch.setattr(screen_module, "HISTORY_REFRESH", 3600.0)
+    screen = Screen(50, 6, 300)
+    assert screen.snapshot().history == 0
+    for start in range(0, 2000, 100):
+        screen.feed(b"".join(b"line %d\r\n" % i for i in range(start, start + 100)))
+    screen.feed(b"\x1b[?2004h$ ")  # the prompt: what is held is drawn
+    assert screen.snapshot().history == screen.total_lines - screen.rows == 300
+
+
 def test_seq_sized_output_is_drawn_a_fraction_of_the_lines():
     """`seq 1 600000`'s shape, 120 columns: pyavt draws under a tenth of it."""
     rng = random.Random(8)

@@ -24,9 +24,9 @@ TWO_TABS = BASH_TAB + '[[tab]]\nname = "other"\ncommand = ["bash", "--norc", "--
 class Session:
     """A UI session whose events are queued for the test to look at."""
 
-    def __init__(self, env: dict[str, str], cols: int = 80, rows: int = 24, start: bool = True) -> None:
+    def __init__(self, env: dict[str, str], cols: int = 80, rows: int = 24, start: bool = True, fps: int = 60) -> None:
         self.client = UiClient(Path(env["TIKI_SOCKET"]), client="test")
-        self.hello = self.client.connect(cols, rows)
+        self.hello = self.client.connect(cols, rows, fps)
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.closed: list[str] = []
         self.tabs = {t["name"]: t["id"] for t in self.hello["tabs"]}
@@ -182,6 +182,25 @@ def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
     assert elapsed > 0.3, elapsed  # a real flood (7 MB), long enough to count its frames
     assert frames <= 35 * elapsed + 3, (frames, elapsed)  # ~20 a second; at 60 this fails
     assert re.search(r"^1000000\nflood-3$", live.screen(), re.M)  # the last screen, whole
+
+
+def test_a_frame_right_after_another_goes_at_once_yet_frames_keep_to_the_rate(serve):
+    """A UI asks for at most `fps` frames a second (2 here). Two may go back to back: the
+    one that ends a flood, or echoes a key, right after another does not wait out 1/fps.
+    A third so soon waits until the rate allows it."""
+    host = serve(BASH_TAB)
+    live = Session(host.env, 80, 24, fps=2)
+    sh = live.tabs["sh"]
+    live.client.watch(sh)
+    live.next("screen")
+    live.client.input(sh, b"clear; sleep 1.5; printf A; sleep 0.1; printf B; sleep 0.1; printf C; sleep 1\r")
+    seen: dict[str, float] = {}  # when each of A, AB, ABC was first on the top row
+    while "ABC" not in seen:
+        live.next("screen")
+        seen.setdefault(live.rows.get(0, "").rstrip(), time.monotonic())
+    assert "AB" in seen, "AB waited so long that C was printed meanwhile"
+    assert seen["AB"] - seen["A"] < 0.4  # at once (it used to wait 0.5 s, a whole 1/fps)
+    assert seen["ABC"] - seen["AB"] > 0.25  # the budget is spent: ~0.4 s more
 
 
 def test_the_host_stopping_ends_every_session_saying_why(serve):

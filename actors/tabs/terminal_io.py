@@ -88,8 +88,11 @@ class TerminalThreads:
     def _read_loop(self, pty: PtyProcess, generation: int) -> None:
         drain = getattr(pty, "read_ready", None)
         paused = getattr(pty, "output_within", None)
+        seen = time.monotonic()  # when the last output was read
         while True:
-            if paused is not None and not paused(PAUSE_AFTER):
+            # A pause counts from the last read, not from the end of feeding it: the flush of a
+            # flood's held lines that a prompt sets off may take longer than the pause.
+            if paused is not None and not paused(max(0.0, PAUSE_AFTER - (time.monotonic() - seen))):
                 self._paused.set()  # (a flood that ends is drawn now: `_jump_scroll`)
             try:
                 data = pty.read(READ_BATCH)
@@ -102,6 +105,7 @@ class TerminalThreads:
                 if not more:
                     break
                 data += more
+            seen = time.monotonic()
             with self._lock:
                 if generation != self._generation:
                     return
