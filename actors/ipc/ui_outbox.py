@@ -4,8 +4,9 @@ Nothing that produces frames ever waits for a UI: events are queued, screen fram
 into the one not sent yet (per tab), and one sender thread per session writes them. A UI that
 reads slowly therefore gets fewer, fuller frames -- never a backlog, never more than a
 screenful per tab waiting -- and slows nobody else. Screen frames go at most `fps` times a
-second, though BURST of them may go back to back; events go at once. A UI that reads nothing for `SEND_TIMEOUT` seconds, or lets more
-than `MAX_EVENTS` events pile up, is dropped (it can attach again).
+second, though BURST of them may go back to back; events go at once. A UI that reads nothing
+for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events pile up, is dropped (it can
+attach again).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ MAX_EVENTS = 20_000  # events waiting for one UI before it counts as gone
 SEND_TIMEOUT = 60.0  # seconds a UI may leave its socket unread
 # Screen frames that may go back to back (a budget refilled at `fps` a second): the frame a
 # flood ends with, or a key's echo, that comes right after another does not wait out 1/fps
-# (up to 16.7 ms at 60, measured as half the attached `seq` run's tail).
+# (16.7 ms at 60: measured, it was the longest part of the attached `seq` run's tail).
 BURST = 2
 
 
