@@ -219,10 +219,13 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         self._flush()
         now = time.monotonic()
         if now - self._history_checked >= HISTORY_REFRESH:
-            styled = max(0, len(self._vt.lines()) - self._rows)
-            self._history = 0 if self.alt_screen else len(self._plain) + styled
-            self._history_checked = now
+            self._counted_history(max(0, len(self._vt.lines()) - self._rows))
         return self._history
+
+    def _counted_history(self, styled: int) -> None:
+        """The history, counted now: `styled` lines in pyavt's scrollback, the plain ones before."""
+        self._history = 0 if self.alt_screen else len(self._plain) + styled
+        self._history_checked = time.monotonic()
 
     @property
     def total_lines(self) -> int:

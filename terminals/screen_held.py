@@ -13,7 +13,6 @@ the cursor and the visible rows are read from the held lines when they fill them
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import avt
@@ -37,7 +36,6 @@ class HeldOutput:
     _cols: int
     _rows: int
     _history: int
-    _history_checked: float
 
     def _init_held(self, cols: int, styled: int) -> None:
         # The text held back (it starts with the `\r\n` that scrolls the bottom row up), its
@@ -148,7 +146,7 @@ class HeldOutput:
         shown = self._held_rows(rows)
         if shown is None:
             return None
-        text = "".join(self._pending)
+        text = "".join(self._pending)  # (not kept joined: `_trim` drops whole pieces)
         start = len(text) - sum(map(len, shown)) - 2 * rows  # the line end before the top row
         # Each row is made by the line end before it, scrolling a blank one in with the pen of
         # that moment (its colours fill the row's rest): the scratch screen scrolls them in too.
@@ -213,4 +211,4 @@ class HeldOutput:
         self._plain.push(lines[max(1, len(lines) - keep - limit):len(lines) - keep])
         # pyavt's styled scrollback is full now: the history is known without walking its lines
         # (`history`: ~2 ms at 1000 lines, just when a flood's last frame waits for it).
-        self._history, self._history_checked = len(self._plain) + self._styled, time.monotonic()
+        self._counted_history(self._styled)  # type: ignore[attr-defined]
