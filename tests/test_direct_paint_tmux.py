@@ -1,11 +1,13 @@
 """The real `tiki` UI paints a frame's rows straight to the terminal when nothing covers the
 view (app/tui/direct_paint.py, issue 13's attached speed): what it paints must be, cell for
 cell, what Textual's compositor draws there, and a dialog over the view must stay whole while
-the tab under it prints on."""
+the tab under it prints on. A flood typed into the UI (most of it held back and dropped unseen:
+terminals/scroll_skip) ends on its last screen, with every line the history keeps."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterator
 
 import pytest
@@ -101,3 +103,21 @@ def test_a_toast_over_the_view_stays_whole_while_the_tab_prints_under_it(outer, 
     assert tiki(tiki_env, "terminal-send", "sh", "for i in $(seq 1 3000); do echo under-$i; done").returncode == 0
     screen = outer.wait("w0", "under-2999")  # (well within the toast's 8 s)
     assert toast(screen) == shown
+
+
+def test_a_flood_after_clear_ends_on_its_last_screen_with_the_history_whole(outer, tiki_env):
+    # `clear` first: the flood starts at the top row (the lines down to the bottom one are
+    # drawn, the rest held); 300,000 lines are far more than the 10,000 the history keeps, so
+    # held lines are dropped many times over. Then a coloured line and a prompt.
+    outer.literal("w0", r"clear; seq 1 300000; printf '\e[32mgreen-end\e[0m\n'; echo flood-$((1+1))")
+    outer.keys("w0", "Enter")
+    screen = outer.wait("w0", "flood-2", timeout=60)
+    assert re.search(r"^\s*299999\s*│?\s*\n\s*300000\s*│?\s*\n\s*green-end", screen, re.M), screen
+    read = tiki(tiki_env, "terminal-read", "sh", "--lines", "10000").stdout.splitlines()
+    # The last 10,000 lines of the history and screen, none lost or repeated: the numbers,
+    # then what followed them.
+    assert read[-4:] == ["300000", "green-end", "flood-2", "$"]
+    assert read[:-3] == [str(n) for n in range(300001 - 9997, 300001)]
+    cells = json.loads(tiki(tiki_env, "terminal-read", "sh", "--cells").stdout)
+    green = next(row for row in cells["cells"] if "".join(char for char, _ in row).startswith("green-end"))
+    assert {cells["styles"][style]["fg"] for _, style in green[:9]} == {2}  # its colour, after the held lines
