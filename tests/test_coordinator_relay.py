@@ -22,6 +22,14 @@ def peer(name: str, *args: str) -> str:
     return f'[[tab]]\nname = "{name}"\ncommand = [{command}]\nrole = "peer"\n'
 
 
+def last_reply(log: Path) -> dict | None:
+    """The stand-in's last logged reply, once a whole line of it is on disk: its `open(.., "a")`
+    creates the file a moment before the line is written, and CI once read it in between."""
+    whole = [line for line in (log.read_text().splitlines(keepends=True) if log.exists() else [])
+             if line.endswith("\n")]
+    return json.loads(whole[-1]) if whole else None
+
+
 def test_at_claude_with_no_backend_prints_the_answer_commas_intact_within_a_second(serve, tiki_env, tmp_path):
     log = tmp_path / "replies.jsonl"
     host = serve(peer("Claude", "--delay", "0.5", "--log", str(log)) + BASH_TAB, env={**tiki_env, **NO_BACKEND})
@@ -32,8 +40,7 @@ def test_at_claude_with_no_backend_prints_the_answer_commas_intact_within_a_seco
     assert result.stdout == "42, obviously (six sevens)\n"
     # the stand-in notes the time its `tiki bot-chat` returned (the host had the reply); our
     # answer may even be out before that process has exited
-    replied = wait_until(lambda: log.exists() and json.loads(log.read_text().splitlines()[-1])["replied"],
-                         what="the stand-in's reply log")
+    replied = wait_until(lambda: last_reply(log), what="the stand-in's reply log")["replied"]
     assert returned - replied < 1.0, f"printed {returned - replied:.2f} s after the peer's reply"
     # first contact: the header and the question in one verified send, then the handshake held
     got = [line for line in host.read("Claude", 60).splitlines() if line.startswith("got: ")]
