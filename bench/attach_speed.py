@@ -115,12 +115,12 @@ def main() -> None:
     parser.add_argument("--profile", metavar="DIR", help="py-spy record the host and the UI during the tiki runs")
     opts = parser.parse_args()
     setup = OuterUi("tkattach")
+    inner = f"tkinner{os.getpid()}"  # the tmux server behind the tmux client's window
     env, control, ui = setup.env, setup.control, setup.ui
     try:
         plain = control.command("display-message -p -t b:0 '#{pane_id}'").strip()
         control.command(f"send-keys -t {plain} -l \"PS1='$ '\"")
         control.command(f"send-keys -t {plain} Enter")
-        inner = f"tkinner{os.getpid()}"
         nested = control.command(f"new-window -d -P -F '#{{pane_id}}' -n nested "
                                  f"\"tmux -L {inner} -f /dev/null new-session -s n 'bash --norc --noprofile'\"").strip()
         wait_for(lambda: "[n]" in control.command(f"capture-pane -p -t {nested}"), 20, 0.05)
@@ -169,7 +169,7 @@ def main() -> None:
         (host,) = cpu_percent([host_pid], opts.idle)
         print(f"idle, no UI, over {opts.idle:g} s: host {host:.2f}% CPU  (target < 1%)")
     finally:
-        subprocess.run(["tmux", "-L", f"tkinner{os.getpid()}", "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-L", inner, "kill-server"], capture_output=True)
         setup.close()
 
 
