@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,40 @@ def tiki_env(tmp_path: Path) -> dict[str, str]:
         OLLAMA_HOST="http://127.0.0.1:9",  # never a real server by accident
     )
     yield env
-    shutil.rmtree(sock_dir, ignore_errors=True)
+    try:
+        left = leftovers(env["TIKI_SOCKET"])
+        if left:  # a test that ends must leave no host, tab program or UI of its own behind
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            pytest.fail("processes outlived the test (killed now): " + "; ".join(left.values()), pytrace=False)
+    finally:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+def leftovers(socket_path: str, grace: float = 10.0) -> dict[int, str]:
+    """Processes started for one test (their environment names its socket) still running after
+    `grace` seconds: pid -> command line. A host, its tabs' programs and a UI all carry it."""
+    mark = f"TIKI_SOCKET={socket_path}".encode()
+    deadline = time.monotonic() + grace
+    while True:
+        found = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as environ:
+                    if mark not in environ.read().split(b"\0"):
+                        continue
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    found[int(entry)] = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:  # gone meanwhile, a zombie, or not ours to read
+                continue
+        if not found or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)
 
 
 class Host:

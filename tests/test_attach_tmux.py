@@ -123,7 +123,6 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         assert tiki(tiki_env, "terminal-list").returncode == 3  # no host
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")
 
 
 @pytest.mark.parametrize("how", ["kill the terminal", "close the terminal"])
@@ -156,7 +155,6 @@ def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, 
         wait_until(lambda: "after-6" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")
 
 
 KEYS = {  # tmux key name -> what a terminal sends (xterm), which the program must receive as is
@@ -252,4 +250,3 @@ def test_keys_reach_the_program_and_the_prefix_commands_work(tiki_env, tmp_path)
         wait_until(lambda: tiki(tiki_env, "terminal-list").returncode == 3, 15, 0.2, what="the host to be gone")
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")

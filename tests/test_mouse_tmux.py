@@ -62,7 +62,6 @@ def test_mouse_reaches_programs_that_ask_and_clicks_switch_tabs(tiki_env, tmp_pa
         assert received(mouse_log) == want  # (the other tab got nothing more)
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")
 
 
 def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_env, tmp_path):
@@ -112,7 +111,6 @@ def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_
                    10, 0.1, what="the live screen again")
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")
 
 
 def test_vim_with_mouse_on_takes_a_click_at_80x24(tiki_env, tmp_path):
@@ -137,4 +135,3 @@ def test_vim_with_mouse_on_takes_a_click_at_80x24(tiki_env, tmp_path):
         wait_until(lambda: "line05 abdef" in text.read_text(), 15, 0.1, what=f"the click in vim; {text.read_text()!r}; {outer.screen('w0')}; {read(tiki_env, 'vim')}")
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")

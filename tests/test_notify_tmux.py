@@ -55,4 +55,3 @@ def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal
         wait_until(lambda: "! needs you" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
     finally:
         outer.close()
-        tiki(tiki_env, "shutdown")

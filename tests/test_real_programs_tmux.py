@@ -66,5 +66,4 @@ def test_alt_digits_reach_bash_and_f_keys_reach_htop_and_mc(tiki_env, tmp_path, 
         wait_until(lambda: not running(tiki_env, "mc"), 10, 0.1, what="mc to quit on F10")
         assert running(tiki_env, "sh")
     finally:
-        tiki(tiki_env, "shutdown")
         outer.close()

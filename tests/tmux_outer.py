@@ -75,7 +75,10 @@ class Outer:
         return [[(cell.char, repr(cell.pen)) for cell in line.cells[:cols]] for line in vt.view()]
 
     def close(self) -> None:
+        """End the outer terminal and the host its `tiki` started: a UI's host runs on by design
+        after its terminal is gone, so it is stopped explicitly (a no-op when none runs)."""
         self.tmux("kill-server")
+        subprocess.run([TIKI, "shutdown"], env=self.env, capture_output=True, timeout=60)
 
 
 def alive(pid: int) -> bool:
