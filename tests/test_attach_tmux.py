@@ -4,10 +4,13 @@ the UI, any number of UIs attach, and keys reach the program in the tab (issues 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -125,17 +128,42 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         outer.close()
 
 
-@pytest.mark.parametrize("how", ["kill the terminal", "close the terminal"])
+def output_stuck(pid: int) -> bool:
+    """Whether `pid`'s output is stuck behind a terminal that reads nothing: a thread sleeps in
+    a write to the terminal, and the main thread (the event loop; idle, it waits in epoll)
+    sleeps on a lock -- the full queue of frames to write -- for half a second on end."""
+    def writing() -> bool:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                if (task / "wchan").read_text() in ("n_tty_write", "wait_woken", "tty_write_lock"):
+                    return True
+            except OSError:
+                pass
+        return False
+
+    for _ in range(10):
+        if not writing() or "futex" not in Path(f"/proc/{pid}/wchan").read_text():
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.parametrize("how", ["kill the terminal", "close the terminal", "kill a stalled terminal",
+                                 "kill a terminal that sends no SIGHUP"])
 def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, tmp_path, how):
     """The terminal a UI draws on goes away while frames are flowing (the terminal emulator is
-    killed, or quits and closes its windows): the UI must not outlive it. (Seen once: a UI hung in its renderer's
-    shutdown, waiting on a writer that had stopped at the dead terminal.)"""
+    killed, quits and closes its windows, or first stops reading -- a frozen SSH link, a
+    suspended emulator -- and is then killed): the UI must not outlive it. (Seen: the UI's
+    writer thread died of the dead terminal's EIO, its queue filled, and the app blocked for
+    good putting the next frame there, so even the SIGHUP handler never ran.) A UI outside the
+    terminal's session (`setsid`) gets no SIGHUP at all: the terminal's end, read, must do."""
     workspace = tmp_path / "ws.toml"
     workspace.write_text(BASH)
     outer = Outer(tiki_env)
     host_pid = None
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path),
+                   via="setsid --wait" if "no SIGHUP" in how else "")
         outer.wait("w0", "? help")
         outer.literal("w0", "while :; do echo flood-$RANDOM; done")
         outer.keys("w0", "Enter")
@@ -144,8 +172,11 @@ def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, 
         assert ui is not None
         host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
         server = int(outer.tmux("display-message", "-p", "#{pid}").strip())
-        if how == "kill the terminal":
-            subprocess.run(["kill", "-9", str(server)])  # the PTY's master end closes at once
+        if how == "kill a stalled terminal":
+            os.kill(server, signal.SIGSTOP)
+            wait_until(lambda: output_stuck(ui), 15, 0.1, what="the UI's output to be stuck")
+        if how != "close the terminal":
+            os.kill(server, signal.SIGKILL)  # the PTY's master end closes at once
         else:  # the terminal emulator closes its windows as it quits
             outer.tmux("kill-server")
         assert gone_after([ui], 15)
@@ -153,6 +184,46 @@ def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, 
         tiki(tiki_env, "terminal-key", "sh", "ctrl+c")
         tiki(tiki_env, "terminal-send", "sh", "echo after-$((3+3))")
         wait_until(lambda: "after-6" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")
+    finally:
+        outer.close()
+
+
+def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_sets_nothing_up(
+        tiki_env, tmp_path):
+    """Job control on the UI: SIGTSTP, then `fg`, gives the terminal back to the UI -- the tab's
+    screen is drawn again and keys reach the tab (the input thread once found its wake-up pipe
+    closed by the stop and died; the view stayed blank). And Textual sets the terminal up again
+    on every SIGCONT, starting a second thread reading the terminal and a second writer: only a
+    resume after the UI's own stop may do that (the kernel sends SIGCONT with a hangup's SIGHUP,
+    and anyone can send one)."""
+    log = tmp_path / "keys.jsonl"
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(logger_tab(log))
+    outer = Outer(tiki_env)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "logger ready")
+        ui = outer.ui_pid("w0")
+        assert ui is not None
+        threads = len(os.listdir(f"/proc/{ui}/task"))
+        os.kill(ui, signal.SIGCONT)
+        sent = "".join(chr(ord("a") + i % 26) for i in range(60))
+        for ch in sent:  # one read each
+            outer.literal("w0", ch)
+        wait_until(lambda: received(log) == sent, 10, 0.1, what="every key once, in order")
+        assert len(os.listdir(f"/proc/{ui}/task")) == threads
+
+        wait_until(lambda: outer.screen("w0").count("read 1") >= 40, 10, 0.1, what="the tab's echo")
+        before = outer.screen("w0")
+        os.kill(ui, signal.SIGTSTP)
+        outer.wait("w0", "TIKI-EXIT=147")  # stopped (128 + SIGSTOP); the shell has the terminal
+        outer.keys("w0", "clear", "Enter")
+        wait_until(lambda: "read 1" not in outer.screen("w0"), 10, 0.1, what="the shell's screen")
+        outer.keys("w0", "fg", "Enter")
+        wait_until(lambda: outer.screen("w0") == before, 10, 0.1, what="the same screen after fg")
+        outer.literal("w0", "back")
+        wait_until(lambda: received(log) == sent + "back", 10, 0.1, what="keys after fg")
+        assert alive(ui)
     finally:
         outer.close()
 

@@ -35,10 +35,12 @@ class Outer:
         wait_until(lambda: self.screen(name).strip(), 10, 0.05, what=f"a shell in window {name}")
         return name
 
-    def tiki(self, window: str, *args: str, cwd: str | None = None) -> None:
-        """Run `tiki ARGS` in `window`'s shell, then print its exit code."""
+    def tiki(self, window: str, *args: str, cwd: str | None = None, via: str = "") -> None:
+        """Run `tiki ARGS` in `window`'s shell (through the command `via`, if given), then print
+        its exit code."""
         where = f"cd '{cwd}'; " if cwd else ""
-        line = f"{where}env -u COLUMNS -u LINES {self.exports} PS1='$ ' {TIKI} {' '.join(args)}; echo TIKI-EXIT=$?"
+        line = (f"{where}env -u COLUMNS -u LINES {self.exports} PS1='$ ' {via} {TIKI} {' '.join(args)}; "
+                "echo TIKI-EXIT=$?")
         self.keys(window, line, "Enter")
 
     def keys(self, window: str, *keys: str) -> None:
@@ -61,10 +63,16 @@ class Outer:
         return int(self.tmux("display-message", "-p", "-t", window, "#{pane_pid}").strip())
 
     def ui_pid(self, window: str) -> int | None:
-        """The pid of the `tiki` UI running in `window`'s shell."""
-        shell = self.pane_pid(window)
-        out = subprocess.run(["pgrep", "-P", str(shell)], capture_output=True, text=True).stdout.split()
-        return int(out[0]) if out else None
+        """The pid of the `tiki` UI running in `window`'s shell (under any `via` command)."""
+        pid = self.pane_pid(window)
+        while True:
+            out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+            if not out:
+                return None
+            pid = int(out[0])
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if TIKI.encode() in cmdline.read():
+                    return pid
 
     def cells(self, window: str, cols: int) -> list[list[tuple[str, str]]]:
         """Every cell (character and attributes) of the window's first `cols` columns."""

@@ -10,12 +10,18 @@ bar and widgets work), a bracketed paste becomes a Paste event, and the key afte
 becomes a `PrefixKey` message. Otherwise (a dialog is open, the agent panel has focus) every
 byte goes to Textual's parser as usual. The kitty keyboard protocol stays off: with it the
 outer terminal would send CSI-u sequences, which programs in the tab do not expect.
+
+When the outer terminal goes away (a read finds its end, a write fails) the app is told once
+and closes: a detach, the tabs run on. Output goes through `TerminalWriter`, which never blocks
+the app on a dead terminal, and a SIGCONT the driver did not ask for (a hangup sends one)
+does not set the terminal up again.
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import threading
 from codecs import getincrementaldecoder
 from typing import Any
 
@@ -23,8 +29,9 @@ from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
-from .messages import PrefixKey, PrefixPending
+from .messages import Detached, PrefixKey, PrefixPending
 from .raw_input import Splitter
+from .terminal_writer import TerminalWriter
 
 FLUSH_AFTER = 0.05  # seconds before a cut-off sequence is taken to be keys after all
 
@@ -33,14 +40,35 @@ class RawDriver(LinuxDriver):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         self.splitter = Splitter(app.prefix_bytes)
-        self._wake_r, self._wake_w = os.pipe()
+        self._wake_w = -1  # the input thread's wake-up pipe: one per run (a suspend ends the thread)
         self._resume = False
+        self._lost = threading.Event()  # the outer terminal is gone
         path = os.environ.get("TIKI_UI_TRACE")  # a file: every read and where its bytes went
         self._trace = open(path, "a", buffering=1) if path else None
 
     def start_application_mode(self) -> None:
         constants.DISABLE_KITTY_KEY = True  # type: ignore[misc]  # read by LinuxDriver when it sets the terminal up
         super().start_application_mode()
+        # Textual's writer has the set-up sequences; once they are out, ours takes over.
+        textual_writer = self._writer_thread
+        if self._file is None or textual_writer is None:
+            return  # (no terminal to write to: nothing to take over)
+        self._writer_thread = TerminalWriter(self._file, lambda exc: self.terminal_lost(f"a write failed: {exc}"))
+        self._writer_thread.start()
+        textual_writer.stop()  # (a writer that died on the terminal has nothing left to join)
+
+    def _sigcont_application(self, *_: Any) -> None:
+        # Textual sets the terminal up again on every SIGCONT; only one after its own SIGTSTP is
+        # a resume. The kernel sends SIGCONT with a hangup's SIGHUP, and a second input thread
+        # would then read the same terminal as the first.
+        if self._must_signal_resume:
+            super()._sigcont_application()
+
+    def terminal_lost(self, why: str) -> None:
+        """The outer terminal is gone (any thread): the app closes, once -- a detach."""
+        if not self._lost.is_set():
+            self._lost.set()
+            self._app.post_message(Detached(f"the terminal went away ({why}); the tabs keep running"))
 
     def resume_input(self) -> None:
         """The app ran the prefix command: go on with what was typed after it (any thread)."""
@@ -51,9 +79,10 @@ class RawDriver(LinuxDriver):
             pass
 
     def run_input_thread(self) -> None:
+        wake_r, self._wake_w = os.pipe()
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
-        selector.register(self._wake_r, selectors.EVENT_READ)
+        selector.register(wake_r, selectors.EVENT_READ)
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")(errors="replace").decode
         splitter = self.splitter
@@ -63,10 +92,19 @@ class RawDriver(LinuxDriver):
                 ready = selector.select(FLUSH_AFTER if splitter.holding else 0.1)
                 data = b""
                 for key, _mask in ready:
-                    if key.fd == self._wake_r:
-                        os.read(self._wake_r, 64)
+                    if key.fd == wake_r:
+                        os.read(wake_r, 64)
+                        continue
+                    try:
+                        read = os.read(self.fileno, 4096)
+                    except OSError as exc:  # EIO: the terminal hung up
+                        read, why = b"", f"a read failed: {exc}"
                     else:
-                        data += os.read(self.fileno, 4096)
+                        why = "its input ended"
+                    if not read:  # nothing more will come: stop reading it (not spin on it)
+                        selector.unregister(self.fileno)
+                        self.terminal_lost(why)
+                    data += read
                 pending = splitter.prefix_pending
                 actions: list[tuple[str, bytes]] = []
                 if self._resume:
@@ -105,7 +143,8 @@ class RawDriver(LinuxDriver):
                     self.process_message(event)
         finally:
             selector.close()
-            for fd in (self._wake_r, self._wake_w):
+            wake_w, self._wake_w = self._wake_w, -1
+            for fd in (wake_r, wake_w):
                 try:
                     os.close(fd)
                 except OSError:

@@ -81,6 +81,13 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             self._ask_consent(question)
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
+        self.app_resume_signal.subscribe(self, self._redraw_all)
+
+    def _redraw_all(self, _app: object = None) -> None:
+        """Back from a stop (SIGTSTP, then `fg`): the terminal was the shell's meanwhile, so every
+        widget draws again -- Textual's compositor thinks what it drew before is still there."""
+        for widget in self.screen.walk_children(with_self=True):
+            widget.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_panel(event.size.width)
