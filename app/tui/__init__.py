@@ -72,7 +72,10 @@ def _run_app(client: object, prefix: str) -> int:
     finally:
         client.close()  # type: ignore[attr-defined]
     reason = app.detached_reason or "detached: the tabs keep running; `tiki` attaches again"
-    print(f"tiki: {reason}", file=sys.stderr)
+    try:
+        print(f"tiki: {reason}", file=sys.stderr)
+    except OSError:
+        pass  # the terminal is gone (EIO): nobody to tell
     if app.return_code:  # Textual sets 1 when the app died of an exception
         return app.return_code
     return 0 if app.detached_reason is None or "stopping" in app.detached_reason else 1
