@@ -10,8 +10,11 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import socket
+import struct
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,6 +25,11 @@ from .client import HostError, NoHost
 __all__ = ["UiClient", "HostError", "NoHost"]
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+# Seconds the host may take none of what a UI sends before the session counts as broken. Its
+# session thread reads at once and never waits on a tab, so this is a stopped or hung host; a
+# UI would otherwise hang with it (a big paste blocked the app for good, detach and all).
+SEND_TIMEOUT = 10.0
 
 
 class UiClient:
@@ -35,9 +43,11 @@ class UiClient:
         self._conn: socket.socket | None = None
         self._file: Any = None
         self._send_lock = threading.Lock()
+        self._close_lock = threading.Lock()
         self._refs = itertools.count(1)
         self._replies: dict[int, Callable[[dict[str, Any]], None]] = {}
         self._reader: threading.Thread | None = None
+        self._on_close: Callable[[str], None] | None = None
         self.closed: str | None = None
 
     # -- the session -------------------------------------------------------------------------
@@ -69,12 +79,14 @@ class UiClient:
             error = reply.get("error") or {}
             raise HostError(error.get("code", ipc.INTERNAL), error.get("message", "the host closed the session"))
         conn.settimeout(None)
+        _send_timeout(conn, SEND_TIMEOUT)
         self._conn = conn
         self.hello = reply["event"]
         return self.hello
 
     def start(self, on_event: Callable[[dict[str, Any]], None], on_close: Callable[[str], None]) -> None:
         """Start reading (after `connect`)."""
+        self._on_close = on_close
         self._reader = threading.Thread(target=self._read, args=(on_event, on_close), name="tiki-ui-reader",
                                         daemon=True)
         self._reader.start()
@@ -97,14 +109,22 @@ class UiClient:
                 on_event(event)
         except (OSError, ValueError):
             pass
-        if self.closed is None:
+        self._end(reason)
+
+    def _end(self, reason: str) -> None:
+        """The session is over: `on_close(reason)`, once, whichever side found it first."""
+        with self._close_lock:
+            if self.closed is not None:
+                return
             self.closed = reason
-            on_close(reason)
+        if self._on_close is not None:
+            self._on_close(reason)
 
     def close(self) -> None:
         """Detach: the host ends the session; the tabs run on."""
-        if self.closed is None:
-            self.closed = "detached"
+        with self._close_lock:
+            if self.closed is None:
+                self.closed = "detached"
         conn, self._conn = self._conn, None
         if conn is not None:
             try:
@@ -122,8 +142,19 @@ class UiClient:
         data = _dumps(message).encode("utf-8") + b"\n"
         try:
             with self._send_lock:
-                conn.sendall(data)
-        except OSError:
+                _send_all(conn, data)
+        except OSError as exc:
+            # Part of a message may be on the wire: the session cannot go on.
+            if isinstance(exc, (BlockingIOError, TimeoutError)):
+                reason = (f"the host took no input for {SEND_TIMEOUT:g} s (stopped or hung? `tiki status` says); "
+                          "`tiki` attaches again")
+            else:
+                reason = f"the connection to the host was lost ({exc.strerror or exc})"
+            self._end(reason)
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             return False
         return True
 
@@ -174,3 +205,26 @@ class UiClient:
 
     def _ref(self) -> int:
         return next(self._refs)
+
+
+def _send_all(conn: socket.socket, data: bytes) -> None:
+    """`sendall`, in at most SEND_TIMEOUT s: each send waits at most that long for room
+    (SO_SNDTIMEO), and a message the host takes a little at a time must be done by then too."""
+    view = memoryview(data)
+    deadline = time.monotonic() + SEND_TIMEOUT
+    while view:
+        view = view[conn.send(view):]
+        if view and time.monotonic() > deadline:
+            raise TimeoutError("the host takes too little input")
+
+
+def _send_timeout(conn: socket.socket, seconds: float) -> None:
+    """A timeout on sends only (SO_SNDTIMEO): reads stay blocking, a UI may be idle for days."""
+    if os.name == "nt":
+        value = struct.pack("I", int(seconds * 1000))
+    else:
+        value = struct.pack("ll", int(seconds), int(seconds % 1 * 1_000_000))
+    try:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+    except OSError:
+        pass  # (a platform without it: sends block as before)

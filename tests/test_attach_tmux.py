@@ -228,6 +228,41 @@ def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_s
         outer.close()
 
 
+def test_a_ui_whose_host_stops_taking_input_leaves_with_the_reason_and_the_tabs_run_on(tiki_env, tmp_path):
+    """A stopped (or hung) host reads nothing: a big paste used to block the UI for good, in
+    the middle of sending it -- no detach, no keys, no way out but kill. The UI gives up after
+    SEND_TIMEOUT s and says why; the host, continued, has the tab as it was."""
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH)
+    outer = Outer(tiki_env)
+    host_pid = None
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        outer.literal("w0", "echo shell-pid-$$; cat > /dev/null")  # what is pasted goes somewhere quick
+        outer.keys("w0", "Enter")
+        shell = wait_until(lambda: re.search(r"shell-pid-(\d+)", read(tiki_env, "sh")), 10, 0.1).group(1)
+        wait_until(lambda: subprocess.run(["pgrep", "-P", shell, "-x", "cat"], capture_output=True).returncode == 0,
+                   10, 0.1, what="cat in the tab")
+        ui = outer.ui_pid("w0")
+        host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        os.kill(host_pid, signal.SIGSTOP)
+        big = tmp_path / "big.txt"
+        big.write_text(("x" * 99 + "\n") * 20_000)  # 2 MB: far more than a socket's buffer
+        outer.tmux("load-buffer", str(big))
+        outer.tmux("paste-buffer", "-p", "-t", "w0")  # as the terminal pastes (bracketed)
+        outer.wait("w0", "the host took no input for 10 s", timeout=40)
+        assert gone_after([ui], 5)
+        os.kill(host_pid, signal.SIGCONT)
+        tiki(tiki_env, "terminal-key", "sh", "ctrl+c")
+        tiki(tiki_env, "terminal-send", "sh", "echo alive-$((4+4))")
+        wait_until(lambda: "alive-8" in read(tiki_env, "sh"), 15, 0.1, what="the tab to run on")
+    finally:
+        if host_pid is not None and alive(host_pid):
+            os.kill(host_pid, signal.SIGCONT)
+        outer.close()
+
+
 KEYS = {  # tmux key name -> what a terminal sends (xterm), which the program must receive as is
     **{f"M-{n}": f"\x1b{n}" for n in range(1, 10)}, "M-.": "\x1b.",
     "F1": "\x1bOP", "F2": "\x1bOQ", "F3": "\x1bOR", "F4": "\x1bOS", "F5": "\x1b[15~", "F6": "\x1b[17~",
