@@ -179,6 +179,10 @@ class Host:
         from .ipc.endpoint import prepare
 
         prepare(self.socket_path)  # refuse early, before any tab is spawned
+        try:
+            paths.ready_state_dir()  # the event log and transcripts go there: refuse now, not run without
+        except paths.StateDirError as exc:
+            raise HostError(str(exc)) from None
         entries, self.workspace_path = resolve_workspace(self.options.workspace)
         self.agent_config = self._agent_rules()
         state = WorkspaceState()  # outlives a workspace actor that fails and is restarted

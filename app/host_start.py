@@ -49,12 +49,20 @@ def ensure_host(socket_path: Path, workspace: Path | None) -> tuple[bool, dict]:
 
 
 def start_background(workspace: Path | None) -> subprocess.Popen:
+    try:
+        paths.ready_state_dir()
+    except paths.StateDirError as exc:
+        raise HostStartFailed(str(exc)) from None
     log = log_file()
-    log.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "tikitaka.app.cli", "serve"]
     if workspace is not None:
         argv += ["--workspace", str(workspace)]
-    with open(log, "ab") as handle:
+    try:
+        handle = open(log, "ab")
+    except OSError as exc:
+        raise HostStartFailed(f"cannot write the host's log {log} ({exc.strerror}); set TIKI_STATE_DIR to a "
+                              "writable directory") from None
+    with handle:
         handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started in the background by tiki "
                      f"(pid {os.getpid()})\n".encode())
         handle.flush()

@@ -1,4 +1,5 @@
-"""Where tikitaka keeps things, in one place (computed only; callers create directories).
+"""Where tikitaka keeps things, in one place (computed only; callers create directories, but
+for the state directory, which `ready_state_dir` makes or explains).
 
 - config: `$XDG_CONFIG_HOME/tikitaka` (settings, the default workspace `workspace.toml`)
 - state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts)
@@ -61,6 +62,24 @@ def default_workspace() -> Path:
 
 def settings_file() -> Path:
     return config_dir() / "config.toml"
+
+
+class StateDirError(Exception):
+    """The state directory cannot be made or written; the message names it and the fix."""
+
+
+def ready_state_dir() -> Path:
+    """The state directory, made if missing and known to be writable, or StateDirError."""
+    path = state_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(13, "not writable")
+    except OSError as exc:
+        raise StateDirError(f"the state directory {path} cannot be used ({exc.strerror or exc}); it keeps the "
+                            "host's log, the event log and the transcripts: set TIKI_STATE_DIR to a writable "
+                            "directory") from None
+    return path
 
 
 def event_log_file() -> Path:

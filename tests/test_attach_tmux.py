@@ -263,6 +263,22 @@ def test_a_ui_whose_host_stops_taking_input_leaves_with_the_reason_and_the_tabs_
         outer.close()
 
 
+def test_tiki_with_a_state_directory_it_cannot_use_says_so(tiki_env, tmp_path):
+    """`tiki` starts its host in the background with its log in the state directory: when that
+    cannot be made, one line names it and the fix (it was a traceback)."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    outer = Outer({**tiki_env, "TIKI_STATE_DIR": str(blocker / "state")})
+    try:
+        outer.tiki("w0")
+        screen = outer.wait("w0", "TIKI-EXIT=1")
+        assert "Traceback" not in screen
+        assert "TIKI_STATE_DIR" in screen and str(blocker / "state") in screen.replace("\n", "")
+        assert tiki(tiki_env, "terminal-list").returncode == 3  # no host was left starting
+    finally:
+        outer.close()
+
+
 KEYS = {  # tmux key name -> what a terminal sends (xterm), which the program must receive as is
     **{f"M-{n}": f"\x1b{n}" for n in range(1, 10)}, "M-.": "\x1b.",
     "F1": "\x1bOP", "F2": "\x1bOQ", "F3": "\x1bOR", "F4": "\x1bOS", "F5": "\x1b[15~", "F6": "\x1b[17~",

@@ -130,6 +130,21 @@ def test_serve_refuses_a_socket_path_it_cannot_bind(tiki_env, tmp_path):
     assert "TIKI_SOCKET" in result.stderr and "107" in result.stderr
 
 
+def test_serve_refuses_a_state_directory_it_cannot_use(tiki_env, tmp_path):
+    """The state directory keeps the event log and the transcripts: a host that cannot write
+    there says so and names the fix, before any tab starts, rather than running without them."""
+    workspace = tmp_path / "w.toml"
+    workspace.write_text(BASH_TAB)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {**tiki_env, "TIKI_STATE_DIR": str(blocker / "state")}  # under a file: cannot be made
+    result = subprocess.run([TIKI, "serve", "--workspace", str(workspace)], env=env, capture_output=True,
+                            text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1, result.stderr
+    assert "ready" not in result.stderr and "Traceback" not in result.stderr
+    assert str(blocker / "state") in result.stderr and "TIKI_STATE_DIR" in result.stderr
+
+
 def test_terminal_read_of_ten_thousand_long_lines(serve):
     host = serve('[[tab]]\nname = "big"\ncommand = ["python3", "-c", '
                  '"import sys\\nfor i in range(12000): sys.stdout.write(str(i).rjust(6, \'0\') + \'x\' * 110 + \'\\\\n\')\\n'
