@@ -87,11 +87,11 @@ class UiClient:
     def start(self, on_event: Callable[[dict[str, Any]], None], on_close: Callable[[str], None]) -> None:
         """Start reading (after `connect`)."""
         self._on_close = on_close
-        self._reader = threading.Thread(target=self._read, args=(on_event, on_close), name="tiki-ui-reader",
+        self._reader = threading.Thread(target=self._read, args=(on_event,), name="tiki-ui-reader",
                                         daemon=True)
         self._reader.start()
 
-    def _read(self, on_event: Callable[[dict[str, Any]], None], on_close: Callable[[str], None]) -> None:
+    def _read(self, on_event: Callable[[dict[str, Any]], None]) -> None:
         reason = "the connection to the host was lost"
         try:
             for line in self._file:
