@@ -24,6 +24,7 @@ import pykka
 
 from ..protocol import ops, paths
 from ..protocol.settings import Settings, SettingsError, parse_settings
+from . import host_record
 from .coordinator import ops as coordinator
 from .event_log import EventLog
 from .events import EventBus
@@ -96,8 +97,28 @@ def load_settings() -> Settings:
         raise HostError(f"{path}: {exc}") from None
 
 
-def resolve_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:
-    """The tabs to start and the file that tab changes are saved to."""
+def resolve_workspace(explicit: Path | None, predecessor: host_record.Predecessor | None = None,
+                      socket: Path | None = None) -> tuple[list[TabEntry], Path, str | None]:
+    """The tabs to start, the file that tab changes are saved to, and what to tell the user
+    about it: `--workspace`, else the one a host that did not stop served on this socket
+    (`predecessor`), else ./tiki.toml, else the default workspace."""
+    said = None
+    if explicit is None and predecessor is not None:
+        before = f"the last host on {socket} (pid {predecessor.pid}) did not shut down (killed or crashed)"
+        if predecessor.workspace.is_file():
+            try:
+                entries = load_workspace(predecessor.workspace)
+            except Exception as exc:  # WorkspaceFileError carries the message
+                raise HostError(f"{exc}; it is the workspace {before}: fix it, or start another with "
+                                "`--workspace FILE`") from None
+            return entries, predecessor.workspace, f"restored {predecessor.workspace}: {before}"
+        said = (f"{before}; the workspace it served, {predecessor.workspace}, no longer exists, so this one "
+                "starts as usual")
+    entries, path = _usual_workspace(explicit)
+    return entries, path, said
+
+
+def _usual_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:
     if explicit is not None:
         if not explicit.is_file():
             raise HostError(f"workspace file not found: {explicit}")
@@ -136,6 +157,8 @@ class Host:
         self.supervisor.register("event_log")
         self._workspace: ActorSlot | None = None
         self.workspace_path: Path | None = None
+        self.start_note: str | None = None  # how the workspace was chosen, when the user should hear it
+        self._noted = False  # host_record written: removed again on a clean stop
         self._services: dict[str, Any] = {}
         self._ipc: pykka.ActorRef[IpcServerActor] | None = None
         self._stopped = threading.Event()
@@ -183,7 +206,9 @@ class Host:
             paths.ready_state_dir()  # the event log and transcripts go there: refuse now, not run without
         except paths.StateDirError as exc:
             raise HostError(str(exc)) from None
-        entries, self.workspace_path = resolve_workspace(self.options.workspace)
+        predecessor = host_record.left_behind(self.socket_path)
+        entries, self.workspace_path, self.start_note = resolve_workspace(
+            self.options.workspace, predecessor, self.socket_path)
         self.agent_config = self._agent_rules()
         state = WorkspaceState()  # outlives a workspace actor that fails and is restarted
         self._workspace = self.supervisor.actor("workspace", lambda: WorkspaceActor.start(
@@ -198,6 +223,13 @@ class Host:
             agent=self.agent_config,
         ))
         self.workspace.open_initial(entries).get(timeout=60)
+        try:  # until a clean stop (see host_record); without it the host runs on, unable to be restored
+            host_record.note(self.socket_path, self.workspace_path)
+            self._noted = True
+        except OSError as exc:
+            self.supervisor.report("host_record", exc)
+        if self.start_note:
+            self.event_log.append("workspace_resolved", detail=self.start_note)
         if self.options.coordinator:
             coordinator.start(self, self.options.backend_factory)
         if self.options.peers:
@@ -247,6 +279,8 @@ class Host:
                     pass
             if self._ipc is not None:
                 self.socket_path.unlink(missing_ok=True)
+            if self._noted:
+                host_record.clear(self.socket_path)
             if self._started:
                 self.event_log.append("host_stopped")
             self._stopped.set()

@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tiki", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--workspace", type=Path, metavar="FILE",
-                        help="workspace TOML for a host started now (default ./tiki.toml, else the saved workspace)")
+                        help="workspace TOML for a host started now (default: the one a host that did not shut down "
+                        "served, else ./tiki.toml, else the saved workspace)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMAND_MODULES:

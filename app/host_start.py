@@ -3,7 +3,8 @@
 A host started here is `tiki serve` in its own session: no controlling terminal (closing the
 terminal, SSH loss or a SIGHUP reaches the UI, never the host), stdin from /dev/null, output
 appended to `host.log` in the state directory. The UI waits until it answers. After a host
-crash the socket it left is cleared by the new host, which restores the saved workspace.
+crash the socket it left is cleared by the new host, which serves the workspace the crashed one
+served (actors/host_record).
 Imports nothing heavy.
 """
 

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..actors.ipc import endpoint
 from ..protocol import ipc, ops, paths, ui
 from .client import HostError, NoHost
+from .host_start import log_file
 
 __all__ = ["UiClient", "HostError", "NoHost"]
 
@@ -92,7 +93,7 @@ class UiClient:
         self._reader.start()
 
     def _read(self, on_event: Callable[[dict[str, Any]], None]) -> None:
-        reason = "the connection to the host was lost"
+        reason = None  # the host says why in its final frame; without one, `_lost` finds out
         try:
             for line in self._file:
                 reply = json.loads(line)
@@ -109,7 +110,16 @@ class UiClient:
                 on_event(event)
         except (OSError, ValueError):
             pass
-        self._end(reason)
+        self._end(reason or self._lost())
+
+    def _lost(self) -> str:
+        """Why the line broke with no word from the host: it died (SIGKILL, a crash), or not."""
+        pid = self.hello.get("host_pid")
+        if isinstance(pid, int) and _ended(pid):
+            return (f"the host (pid {pid}) stopped without shutting down (killed or crashed); its tabs' programs "
+                    f"got a hangup. `tiki` starts a new one with the same tabs; what the host logged: "
+                    f"{log_file()}")
+        return "the connection to the host was lost; `tiki` attaches again (`tiki status` says how the host is)"
 
     def _end(self, reason: str) -> None:
         """The session is over: `on_close(reason)`, once, whichever side found it first."""
@@ -205,6 +215,29 @@ class UiClient:
 
     def _ref(self) -> int:
         return next(self._refs)
+
+
+def _ended(pid: int, wait: float = 1.0) -> bool:
+    """Whether process `pid` has ended (or does within `wait` s: a process's socket closes as
+    it exits, a moment before it is gone). POSIX only; elsewhere, not known: False."""
+    if os.name != "posix":
+        return False
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:  # this UI started the host: its child, reaped here
+                return True
+        except ChildProcessError:
+            pass  # not our child: it is reaped elsewhere
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False  # a process of another user has the pid now
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
 
 
 def _send_all(conn: socket.socket, data: bytes) -> None:

@@ -2,7 +2,7 @@
 for the state directory, which `ready_state_dir` makes or explains).
 
 - config: `$XDG_CONFIG_HOME/tikitaka` (settings, the default workspace `workspace.toml`)
-- state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts)
+- state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts, what each running host serves)
 - runtime: `$XDG_RUNTIME_DIR/tikitaka` or a per-user temp directory (the host's socket)
 
 `TIKI_CONFIG_DIR`, `TIKI_STATE_DIR` and `TIKI_SOCKET` override them (tests use these).
@@ -10,6 +10,7 @@ for the state directory, which `ready_state_dir` makes or explains).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -88,3 +89,10 @@ def event_log_file() -> Path:
 
 def transcripts_dir() -> Path:
     return state_dir() / "transcripts"
+
+
+def host_record(socket: Path) -> Path:
+    """Where the host on `socket` notes what it serves while it runs (actors/host_record):
+    keyed by the socket, since each socket has its own host."""
+    digest = hashlib.sha256(os.fsencode(socket.absolute())).hexdigest()[:16]
+    return state_dir() / "hosts" / f"{digest}.json"

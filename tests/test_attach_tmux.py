@@ -148,6 +148,36 @@ def output_stuck(pid: int) -> bool:
     return True
 
 
+def test_a_ui_whose_host_is_killed_says_so_and_tiki_anywhere_brings_the_same_tabs_back(tiki_env, tmp_path):
+    """The host dies under an attached UI (SIGKILL: no goodbye frame). The UI must say that the
+    host is gone, not only that a connection broke, and what brings the tabs back; `tiki` run
+    next -- without --workspace, in another directory -- serves the workspace the dead host
+    served, and says so in the panel."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    workspace = project / "team.toml"
+    workspace.write_text(BASH + '[[tab]]\nname = "notes"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+    outer = Outer(tiki_env)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(project))
+        outer.wait("w0", "? help")
+        host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        os.kill(host_pid, signal.SIGKILL)
+        screen = outer.wait("w0", "TIKI-EXIT=1")
+        said = " ".join(screen.split())
+        assert f"the host (pid {host_pid}) stopped without shutting down" in said, screen
+        assert "`tiki` starts a new one with the same tabs" in said, screen
+
+        outer.tiki("w0", cwd=str(elsewhere))
+        screen = outer.wait("w0", "? help")
+        assert " 1 sh " in screen and " 2 notes " in screen, screen
+        screen = outer.wait("w0", "host: restored")  # (the panel is narrow: the rest wraps)
+        assert "team.toml" in screen and f"(pid {host_pid})" in screen and "(killed or crashed)" in screen, screen
+    finally:
+        outer.close()
+
+
 @pytest.mark.parametrize("how", ["kill the terminal", "close the terminal", "kill a stalled terminal",
                                  "kill a terminal that sends no SIGHUP"])
 def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, tmp_path, how):

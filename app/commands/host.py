@@ -15,13 +15,15 @@ from ..output import fail, print_json, request
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the host in the foreground, without a UI (UIs attach to it)")
     p.add_argument("--workspace", type=_path, metavar="FILE",
-                   help="workspace TOML (default ./tiki.toml, else the saved workspace, else one shell tab)")
+                   help="workspace TOML (default: the one a host that did not shut down served here, else "
+                        "./tiki.toml, else the saved workspace, else one shell tab)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("attach", help="attach a UI to the running host (started in the background if none "
                                       "runs); the same as `tiki` alone")
     p.add_argument("--workspace", type=_path, metavar="FILE",
-                   help="workspace TOML for a host started now (default ./tiki.toml, else the saved workspace)")
+                   help="workspace TOML for a host started now (default: the one a host that did not shut down "
+                        "served, else ./tiki.toml, else the saved workspace)")
     p.set_defaults(func=cmd_attach)
 
     p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
@@ -69,6 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, on_signal)
     tabs = ", ".join(host.workspace.names().get(timeout=10))
+    if host.start_note:
+        print(f"tiki host: {host.start_note}", file=sys.stderr, flush=True)
     print(f"tiki host ready on {host.socket_path} (tabs: {tabs}); stop with `tiki shutdown` or ctrl+c",
           file=sys.stderr, flush=True)
     try:

@@ -47,7 +47,9 @@ def run_tui(args: argparse.Namespace) -> int:
     except (NoHost, HostError) as exc:
         print(f"tiki: {getattr(exc, 'message', exc)}", file=sys.stderr)
         return 1
-    return _run_app(client, prefix)
+    # A host started just now may have something to say about its start (a workspace restored
+    # after a crash): the panel shows it.
+    return _run_app(client, prefix, info.get("workspace_note") if started else None)
 
 
 # Textual repaints on a timer of its own (60 a second by default): a frame that arrives just
@@ -57,7 +59,7 @@ def run_tui(args: argparse.Namespace) -> int:
 REPAINT_FPS = 120
 
 
-def _run_app(client: object, prefix: str) -> int:
+def _run_app(client: object, prefix: str, notice: str | None = None) -> int:
     os.environ.setdefault("TEXTUAL_FPS", str(REPAINT_FPS))
     from .main import TikiApp
 
@@ -66,7 +68,7 @@ def _run_app(client: object, prefix: str) -> int:
         from .driver import RawDriver
 
         driver = RawDriver
-    app = TikiApp(client, prefix, driver_class=driver)
+    app = TikiApp(client, prefix, notice=notice, driver_class=driver)
     try:
         app.run()
     finally:

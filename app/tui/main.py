@@ -37,8 +37,9 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
     TITLE = "tikitaka"
     COMMAND_PALETTE_BINDING = ""
 
-    def __init__(self, client: Any, prefix: str = "ctrl+\\", **kwargs: Any) -> None:
+    def __init__(self, client: Any, prefix: str = "ctrl+\\", notice: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._notice = notice  # for the panel, once: what the host started for this UI had to say
         self.client = client
         self.prefix_name = prefix
         self.prefix_bytes = prefix_bytes(prefix)
@@ -79,6 +80,8 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             self.tab_bar.set_handshake(name, state.get("handshake", "not_connected"))
         for question in hello.get("consents", []):
             self._ask_consent(question)
+        if self._notice:
+            self.panel.write(f"host: {self._notice}", "yellow")
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
         self.app_resume_signal.subscribe(self, self._redraw_all)

@@ -30,6 +30,7 @@ def info(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "pid": os.getpid(),
         "socket": str(host.socket_path),
         "workspace": str(host.workspace_path) if host.workspace_path else None,
+        "workspace_note": host.start_note,  # how it was chosen, when worth saying (a restore)
         "tabs": len(host.workspace.names().get(timeout=5)),
         "connections": ipc_server.stats() if ipc_server is not None else None,
         "health": host.supervisor.health(),
