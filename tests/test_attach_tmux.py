@@ -96,10 +96,20 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         wait_until(lambda: (m := re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))) and int(m[-1][1]) < wide,
                    10, what="the tab to take w0's size (beside its panel)")
 
-        # SIGKILL of one UI, SIGHUP of the other (its terminal closes): the host and tabs run on
+        narrow = int(re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))[-1][1])
+
+        # SIGKILL of one UI, SIGHUP of the other (its terminal closes): the host and tabs run on.
+        # w1 is the latest when it is killed: the tab goes back to w0's size, as the one left.
+        outer.literal("w1", "stty size")
+        outer.keys("w1", "Enter")
+        wait_until(lambda: re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))[-1][1] == str(wide), 10,
+                   what="the tab to take w1's size again")
         host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
         subprocess.run(["kill", "-9", str(outer.ui_pid("w1"))])
         outer.wait("w1", "TIKI-EXIT=137")
+        tiki(tiki_env, "terminal-send", "sh", "stty size")
+        wait_until(lambda: re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))[-1][1] == str(narrow), 10,
+                   what="the tab to take the size of w0, the UI left")
         outer.tmux("kill-window", "-t", "w0")
         tiki(tiki_env, "terminal-send", "sh", "echo still-$((2+2))")
         wait_until(lambda: "still-4" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")

@@ -107,6 +107,35 @@ def test_each_ui_watches_its_own_tab_and_the_size_follows_the_latest_ui(serve):
     assert frame["rows"] == 30  # the narrow UI gets the tab at the wide UI's size (and clips it)
 
 
+def test_when_the_latest_ui_leaves_a_tab_it_takes_the_size_of_the_latest_ui_still_showing_it(serve):
+    """tmux's `window-size latest` all the way: the size a tab follows is that of the most
+    recently active UI among those showing it -- also once that UI detaches or looks at another
+    tab, or the one left would see the tab clipped or padded until it typed."""
+    host = serve(TWO_TABS)
+    wide, middle, narrow = Session(host.env, 100, 30), Session(host.env, 90, 26), Session(host.env, 60, 20)
+    sh, other = wide.tabs["sh"], wide.tabs["other"]
+    for session in (wide, middle, narrow):
+        session.client.watch(sh)
+        session.next("screen")
+    for number, session in enumerate((wide, middle, narrow)):  # one after another: middle is the latest but one
+        session.client.input(sh, b"echo typed-$((%d+1))\r" % number)
+        session.until_screen(f"typed-{number + 1}")
+    narrow.client.input(sh, b"stty size\r")
+    wide.until_screen("20 60")
+
+    narrow.client.watch(other)  # the latest looks at another tab: sh follows the next latest
+    narrow.next("screen", where=lambda e: e["tab"] == other)
+    host.run("terminal-send", "sh", "stty size")
+    wide.until_screen("26 90")
+
+    middle.client.close()  # and when that one detaches, the one left
+    wide.next("screen", where=lambda e: e["tab"] == sh and e["cols"] == 100)
+    host.run("terminal-send", "sh", "stty size")
+    wide.until_screen("30 100")
+    wide.client.close()
+    narrow.client.close()
+
+
 def test_scrollback_pages_and_bad_messages_do_not_end_the_session(serve):
     host = serve(BASH_TAB)
     session = Session(host.env, 80, 24)

@@ -6,7 +6,8 @@ size the tabs follow, and everything the UIs must hear.
   outbox. When nobody watches a tab any more, it builds no rows.
 - Sizes follow the most recently active UI (tmux's `window-size latest`): a UI that types,
   pastes, resizes or switches tabs becomes the latest, and the tab it shows takes its size.
-  Other UIs draw that tab clipped or padded.
+  Other UIs draw that tab clipped or padded. When a UI stops showing a tab (it detaches or
+  switches), the tab takes the size of the latest of the UIs still showing it.
 - Events: the host's bus (tabs, bot-chat, coordinator progress, consent requests, peers,
   failures) goes out to every session, encoded once. One hub thread does it, so no publisher
   ever waits for a UI; it also polls the tab list once a second while UIs are attached (the
@@ -18,6 +19,7 @@ size the tabs follow, and everything the UIs must hear.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import threading
@@ -83,6 +85,7 @@ class UiHub:
         self._terminals: dict[int, Any] = {}
         self._latest: Any = None
         self._applied: dict[int, tuple[int, int]] = {}  # the size each tab was last given
+        self._activity = itertools.count(1)  # orders the sessions' last uses (`session.active_at`)
         self._consents: dict[str, dict[str, Any]] = {}  # open questions, for UIs that attach later
         self._events: queue.Queue[Any] = queue.Queue()
         self._unsubscribe = host.bus.subscribe(self._on_bus)
@@ -169,13 +172,20 @@ class UiHub:
 
     def _unfeed(self, session: Any) -> None:
         feed = self._feeds.get(session.tab) if session.tab is not None else None
-        if feed is not None and feed.remove(session):
+        if feed is None:
+            return
+        if feed.remove(session):
             del self._feeds[feed.tab]
+        else:  # others still show the tab: it takes the size of the latest of them
+            self._resize(feed.tab, max(feed.sessions, key=lambda other: other.active_at).size)
 
     def touch(self, session: Any) -> None:
         """`session` was just used: it is the latest, and the tab it shows takes its size."""
         self._latest = session
-        tab, size = session.tab, session.size
+        session.active_at = next(self._activity)
+        self._resize(session.tab, session.size)
+
+    def _resize(self, tab: int | None, size: tuple[int, int] | None) -> None:
         if tab is None or size is None or self._applied.get(tab) == size:
             return
         self._applied[tab] = size

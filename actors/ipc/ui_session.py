@@ -56,6 +56,7 @@ class UiSession:
         self._client = args.get("client", "a UI")
         self._first_tab = args.get("tab")
         self.tab: int | None = None  # the tab this UI shows
+        self.active_at = 0  # when it was last used, in the hub's order (its sizes follow the latest)
         cols, rows = args.get("cols"), args.get("rows")
         self.size: tuple[int, int] | None = (cols, rows) if cols and rows else None
         self._ended: str | None = None
