@@ -1,10 +1,12 @@
 """Scrollback mode (prefix+`[`): the tab's history and screen read with keys, as tmux's copy mode.
 
 On entry the whole history is fetched from the host, a page (1000 rows) at a time, and kept
-here; rows are numbered over history and screen together (0 is the oldest history row), as
+here with the screen as it was then: output that comes meanwhile (an agent still at work in
+the tab) neither moves what is being read nor tears it, and shows once the mode is left. Rows
+are numbered over history and screen together (0 is the oldest history row), as
 `terminals.selection` and `terminals.search` number them. A cursor starts where the tab's
 cursor is; the view follows it. Keys: arrows or h j k l move, PageUp/PageDown (or ctrl+b/f)
-move a screen, g/G (Home/End) go to the oldest/newest row, `/` and `?` type a search forward
+move the view and the cursor a screen, as tmux does, g/G (Home/End) go to the oldest/newest row, `/` and `?` type a search forward
 or backward (Enter runs it, Escape drops it), `n`/`N` repeat it the same/other way, `v` or
 space starts a selection at the cursor, `y` or Enter copies it (then leaves, like tmux),
 q or Escape leave. Any other key leaves too and goes to the program, as typing does. The top
@@ -35,6 +37,7 @@ class ScrollbackMode:
         self.active = False
         self.history: dict[int, Any] = {}  # history row -> line, as pages arrive
         self.total = 0  # rows of history
+        self.screen: list[Any] = []  # the tab's screen rows when the history was counted
         self.refs: dict[int, int] = {}  # scrollback request ref -> first row it asked for
         self.cursor = Point(0, 0)
         self.top = 0  # the row shown at the top of the view
@@ -47,13 +50,13 @@ class ScrollbackMode:
     # -- rows ---------------------------------------------------------------------------------
 
     def count(self) -> int:
-        return self.total + len(self.view.rows)
+        return self.total + len(self.screen)
 
     def line(self, row: int) -> Any:
         if row < self.total:
             return self.history.get(row, ())
-        live = self.view.rows
-        return live[row - self.total] if 0 <= row - self.total < len(live) else ()
+        screen = self.screen
+        return screen[row - self.total] if 0 <= row - self.total < len(screen) else ()
 
     def row(self, row: int) -> Row:
         return row_from_text("".join(text for text, _ in self.line(row)), max(1, self.view.tab_size[0]))
@@ -73,7 +76,9 @@ class ScrollbackMode:
         view.refresh()
 
     def _place(self) -> None:
-        """The cursor where the tab's is, the live screen in view."""
+        """The screen as it is now, taken as the bottom of the history; the cursor where the
+        tab's is; the screen in view."""
+        self.screen = list(self.view.rows)
         self.cursor = Point(self.total + self.view.cursor[0], self.view.cursor[1])
         self.top = self.total
 
@@ -113,11 +118,13 @@ class ScrollbackMode:
         height = max(1, self.view.size.height)
         row, col = self.cursor
         moves = {"up": (-1, 0), "k": (-1, 0), "down": (1, 0), "j": (1, 0), "left": (0, -1), "h": (0, -1),
-                 "right": (0, 1), "l": (0, 1), "pageup": (-height, 0), "ctrl+b": (-height, 0),
-                 "pagedown": (height, 0), "ctrl+f": (height, 0)}
+                 "right": (0, 1), "l": (0, 1)}
+        pages = {"pageup": -height, "ctrl+b": -height, "pagedown": height, "ctrl+f": height}
         if key in moves:
             drow, dcol = moves[key]
             self._move(Point(row + drow, col + dcol))
+        elif key in pages:  # the view goes a page, the cursor with it (where it was on the screen)
+            self._move(Point(row + pages[key], col), scroll=pages[key])
         elif key in ("g", "home"):
             self._move(Point(0, 0))
         elif key in ("G", "end") or character == "G":
@@ -168,8 +175,9 @@ class ScrollbackMode:
         if match is not None:
             self._move(match.start)
 
-    def _move(self, point: Point) -> None:
+    def _move(self, point: Point, scroll: int = 0) -> None:
         height = max(1, self.view.size.height)
+        self.top = max(0, min(self.top + scroll, max(0, self.count() - height)))
         row = max(0, min(point.row, self.count() - 1))
         col = max(0, min(point.col, max(0, self.view.tab_size[0] - 1)))
         self.cursor = Point(row, col)

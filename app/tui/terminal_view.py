@@ -102,9 +102,7 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows or self.copy.active:
-            if self.copy.active:
-                self.refresh()
-            return
+            return  # (scrollback mode shows the screen as it was: nothing here changes it)
         if self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
             self.refresh()  # a panned view may have moved: draw it all
             return
