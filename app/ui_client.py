@@ -68,7 +68,8 @@ class UiClient:
             args["tab"] = tab
         try:
             conn.settimeout(timeout)
-            conn.sendall(ipc.Request(ops.UI_ATTACH.name, dict(args), id="ui").to_frame())
+            request = ipc.Request(ops.UI_ATTACH.name, dict(args), id="ui", token=os.environ.get("TIKI_TAB_TOKEN"))
+            conn.sendall(request.to_frame())
             self._file = conn.makefile("rb")
             first = self._file.readline()
         except OSError as exc:

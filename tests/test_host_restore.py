@@ -86,3 +86,4 @@ def test_an_explicit_workspace_wins_over_the_one_a_crashed_host_served(tiki_env,
     second = serve(tiki_env, tmp_path, "--workspace", str(chosen))
     assert _tabs(tiki_env) == ["only"]
     assert "restored" not in shutdown(tiki_env, second)
+

@@ -303,3 +303,15 @@ def test_a_tab_no_ui_shows_any_more_is_not_watched(serve):
     wait_until(lambda: watched() == {"sh": False, "other": True}, 10, what="sh to be unwatched")
     second.client.close()
     wait_until(lambda: watched() == {"sh": False, "other": False}, 10, what="no tab to be watched")
+
+
+def test_tiki_inside_a_tab_of_its_own_host_refuses_to_attach_a_ui_to_itself(serve):
+    """A UI in a tab of the host it attaches to shows that tab: itself, inside itself, redrawn
+    for ever (seen: a blank view and a busy UI). Refused, as tmux refuses to nest, saying how
+    to do what was meant (exit 1: the host refused)."""
+    host = serve(BASH_TAB)
+    host.run("terminal-send", "sh", "tiki; echo tiki-exit$((0))-$?")  # (the typed line says no "exit0")
+    screen = host.wait_text("sh", "tiki-exit0-")
+    assert "tiki-exit0-1" in screen, screen
+    said = " ".join(screen.split())
+    assert "tab 'sh' of the host" in said and "inside itself" in said and "outside the host's tabs" in said, screen

@@ -38,6 +38,11 @@ def attach(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
     hub = ctx.host.service("ui")
     if hub is None or ctx.conn is None:
         raise TikiError("this host takes no UIs")
+    inside = ctx.caller_tab
+    if inside is not None:  # it would show its own tab: itself inside itself, redrawn for ever
+        raise TikiError(f"this is tab '{inside}' of the host it would attach to: a UI here would show itself "
+                        "inside itself. Switch tabs in the UI this tab is shown in (the prefix, then the tab's "
+                        "number), or run `tiki` in a terminal outside the host's tabs")
     return UiSession(ctx, hub, args).serve()
 
 
