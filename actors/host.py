@@ -115,6 +115,8 @@ def resolve_workspace(explicit: Path | None, predecessor: host_record.Predecesso
         said = (f"{before}; the workspace it served, {predecessor.workspace}, no longer exists, so this one "
                 "starts as usual")
     entries, path = _usual_workspace(explicit)
+    if said and predecessor is not None and path == predecessor.workspace:  # never saved (a first launch's)
+        said = None
     return entries, path, said
 
 

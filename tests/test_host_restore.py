@@ -87,3 +87,15 @@ def test_an_explicit_workspace_wins_over_the_one_a_crashed_host_served(tiki_env,
     assert _tabs(tiki_env) == ["only"]
     assert "restored" not in shutdown(tiki_env, second)
 
+
+
+def test_after_a_crash_on_a_first_launch_the_next_host_starts_as_usual_and_says_nothing(tiki_env, tmp_path):
+    """A first launch serves the default workspace before it was ever saved (one shell tab): there
+    is nothing gone to speak of when the host after a crash serves the same."""
+    first = serve(tiki_env, tmp_path)
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+    second = serve(tiki_env, tmp_path)
+    assert _tabs(tiki_env) == ["shell"]
+    said = shutdown(tiki_env, second)
+    assert "no longer exists" not in said and "restored" not in said, said
