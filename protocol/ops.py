@@ -187,6 +187,7 @@ class HostInfo(TypedDict):
     pid: int
     socket: str
     workspace: str | None
+    workspace_note: str | None  # how the workspace was chosen, when worth saying (a restore after a crash)
     tabs: int
     connections: dict[str, int] | None
     health: dict[str, dict[str, Any]]
