@@ -5,8 +5,10 @@ bad messages answered without ending the session, and a UI that stops reading sl
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -315,3 +317,16 @@ def test_tiki_inside_a_tab_of_its_own_host_refuses_to_attach_a_ui_to_itself(serv
     assert "tiki-exit0-1" in screen, screen
     said = " ".join(screen.split())
     assert "tab 'sh' of the host" in said and "inside itself" in said and "outside the host's tabs" in said, screen
+
+
+def test_tiki_inside_a_tab_attaches_to_another_host(serve, tiki_env):
+    """Only a host's own tabs are refused: from a tab of one host, a UI of another attaches."""
+    sock_dir = tempfile.mkdtemp(prefix="tk-")
+    other_env = {**tiki_env, "TIKI_SOCKET": os.path.join(sock_dir, "s")}
+    other = serve(BASH_TAB, env=other_env)
+    host = serve(BASH_TAB)
+    host.run("terminal-send", "sh", f"TIKI_SOCKET={other_env['TIKI_SOCKET']} tiki; echo ui-exit$((0))-$?")
+    wait_until(lambda: other.json("terminal-list")["terminals"][0]["watched"], 15, 0.1,
+               what="the other host's tab watched by the UI in this host's tab")
+    host.run("terminal-key", "sh", "ctrl+\\", "d")  # detach it with the prefix
+    assert "ui-exit0-0" in host.wait_text("sh", "ui-exit0-")
