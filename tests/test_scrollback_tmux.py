@@ -61,3 +61,35 @@ def test_page_keys_move_a_page_and_output_meanwhile_leaves_the_view_alone(tiki_e
                    10, 0.1, what="the live screen again")
     finally:
         outer.close()
+
+
+def test_a_view_scrolled_with_the_wheel_stays_on_its_lines_while_output_comes(tiki_env, tmp_path):
+    """Scrolled back with the wheel, the view keeps showing the lines it showed while the tab
+    prints more, as tmux anchors its copy mode: the next wheel step moves three rows from
+    there. (It used to jump by every line printed meanwhile: the offset counted from a screen
+    that had moved on.)"""
+    from test_mouse_tmux import sgr
+
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH)
+    outer = Outer(tiki_env)
+    try:
+        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.wait("w0", "? help")
+        outer.literal("w0", "clear; seq 1 300")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "300" in view(outer.screen("w0")), 10, 0.1, what="seq")
+        top = lambda: int(view(outer.screen("w0"))[0])  # noqa: E731 - the number on the view's first row
+        before = top()
+        for _ in range(2):  # the wheel up, twice: 6 rows back
+            sgr(outer, "w0", 64, 10, 10)
+        wait_until(lambda: view(outer.screen("w0"))[0].isdigit() and top() == before - 6, 10, 0.1,
+                   what=f"six rows back from {before}")
+        tiki(tiki_env, "terminal-send", "sh", "seq 1001 1040")
+        wait_until(lambda: "1040" in tiki(tiki_env, "terminal-read", "sh", "--lines", "5").stdout, 10, 0.1,
+                   what="the new lines in the tab")
+        sgr(outer, "w0", 64, 10, 10)  # one step more: three rows on from where the view was
+        wait_until(lambda: top() != before - 6, 10, 0.1, what="the step")
+        assert top() == before - 9, "\n".join(view(outer.screen("w0"))[:3])
+    finally:
+        outer.close()

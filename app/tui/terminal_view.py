@@ -67,6 +67,11 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self.history_rows: list[list] = []
         self._scroll_target = 0  # the offset the latest scroll asked for
         self._scroll_ref: int | None = None
+        # Scrolled back, the view stays on its lines while output comes (as tmux's copy mode):
+        # the history row at its top (counted from the oldest, which stays put until the
+        # scrollback is full) and the history length the offset was reckoned against.
+        self._anchor: int | None = None
+        self._anchor_total = 0
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
         self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
@@ -78,6 +83,7 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self.tab_id, self.selection = tab_id, None
         self.copy.active = False
         self.rows, self.serial, self.scroll_offset_rows, self._scroll_target = [], 0, 0, 0
+        self._anchor = None
         self._strips.clear()
         self.refresh()
         if self.client is not None:
@@ -102,6 +108,8 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows or self.copy.active:
+            if self.scroll_offset_rows and not self.alt_screen:
+                self._keep_anchored(frame["history"])
             return  # (scrollback mode shows the screen as it was: nothing here changes it)
         if self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
             self.refresh()  # a panned view may have moved: draw it all
@@ -230,19 +238,36 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
     def to_live(self) -> None:
         if self.scroll_offset_rows or self._scroll_target:
             self.scroll_offset_rows = self._scroll_target = 0
-            self._scroll_ref = None
+            self._scroll_ref, self._anchor = None, None
             self.refresh()
 
     def _scroll(self, rows: int) -> None:
-        # Key repeats arrive faster than pages: step from the target asked for last.
-        target = max(0, self._scroll_target + rows)
-        if target == self._scroll_target or self.client is None or self.tab_id is None:
+        if self.client is None or self.tab_id is None:
             return
-        self._scroll_target = target
-        if target == 0:
+        if self._anchor is None:  # from the live screen (or before the first answer): by offset
+            # Key repeats arrive faster than pages: step from the target asked for last.
+            target = max(0, self._scroll_target + rows)
+        else:  # from the lines shown, wherever the screen went meanwhile
+            self._anchor = max(0, self._anchor - rows)
+            target = self._anchor_total - self._anchor
+        if target == self._scroll_target and target > 0:
+            return
+        if target <= 0:
             self.to_live()
             return
+        self._scroll_target = target
         self._scroll_ref = self.client.scrollback(self.tab_id, target, self.size.height)
+
+    def _keep_anchored(self, total: int) -> None:
+        """The history grew to `total` while scrolled back: ask again for the same lines, now
+        further up (the offset counts from the screen's top, which moved on)."""
+        if self._anchor is None or total <= self._anchor_total or self.client is None or self.tab_id is None:
+            return
+        self._anchor_total = total
+        target = total - self._anchor
+        if target != self._scroll_target:
+            self._scroll_target = target
+            self._scroll_ref = self.client.scrollback(self.tab_id, target, self.size.height)
 
     def apply_history(self, page: dict[str, Any]) -> None:
         """A `history` page: shown if it answers the latest scroll."""
@@ -252,6 +277,13 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
             return  # a newer scroll is on its way, or another tab's
         self.history_rows, self.history = page["lines"], page["total"]
         self.scroll_offset_rows = self._scroll_target = page["offset"]
+        self._anchor_total, first = page["total"], page["total"] - page["offset"]
+        if self._anchor is None:
+            self._anchor = first
+        elif first != self._anchor and page["total"] > self._anchor and self.client is not None:
+            # More came between the question and the answer: ask once more for the same lines.
+            self._scroll_target = page["total"] - self._anchor
+            self._scroll_ref = self.client.scrollback(page["tab"], self._scroll_target, self.size.height)
         self.refresh()
 
     # -- size and focus ----------------------------------------------------------------------
