@@ -22,16 +22,26 @@ def position(screen: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-def test_page_keys_move_a_page_and_output_meanwhile_leaves_the_view_alone(tiki_env, tmp_path):
+def after_seq(tiki_env: dict[str, str], tmp_path, last: int) -> Outer:
+    """A UI in an outer terminal, its bash tab having printed `seq 1 LAST` on a clear screen."""
     workspace = tmp_path / "ws.toml"
     workspace.write_text(BASH)
     outer = Outer(tiki_env)
     try:
         outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
         outer.wait("w0", "? help")
-        outer.literal("w0", "clear; seq 1 3000")
+        outer.literal("w0", f"clear; seq 1 {last}")
         outer.keys("w0", "Enter")
-        wait_until(lambda: "3000" in view(outer.screen("w0")), 10, 0.1, what="seq")
+        wait_until(lambda: str(last) in view(outer.screen("w0")), 10, 0.1, what="seq")
+    except BaseException:
+        outer.close()
+        raise
+    return outer
+
+
+def test_page_keys_move_a_page_and_output_meanwhile_leaves_the_view_alone(tiki_env, tmp_path):
+    outer = after_seq(tiki_env, tmp_path, 3000)
+    try:
         height = len([row for row in view(outer.screen("w0")) if row]) - 1  # (the prompt's row too)
         outer.keys("w0", "C-\\", "[")
         wait_until(lambda: re.search(r"\[0/\d{4}\]", outer.screen("w0")), 10, 0.1, what="the indicator")
@@ -70,15 +80,8 @@ def test_a_view_scrolled_with_the_wheel_stays_on_its_lines_while_output_comes(ti
     that had moved on.)"""
     from test_mouse_tmux import sgr
 
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
-    outer = Outer(tiki_env)
+    outer = after_seq(tiki_env, tmp_path, 300)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
-        outer.literal("w0", "clear; seq 1 300")
-        outer.keys("w0", "Enter")
-        wait_until(lambda: "300" in view(outer.screen("w0")), 10, 0.1, what="seq")
         top = lambda: int(view(outer.screen("w0"))[0])  # noqa: E731 - the number on the view's first row
         before = top()
         for _ in range(2):  # the wheel up, twice: 6 rows back
