@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from ..actors.ipc import endpoint
 from ..protocol import ipc, ops, paths, ui
+from ..terminals.session import exists
 from .client import HostError, NoHost
 from .host_start import log_file
 
@@ -230,12 +231,8 @@ def _ended(pid: int, wait: float = 1.0) -> bool:
                 return True
         except ChildProcessError:
             pass  # not our child: it is reaped elsewhere
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not exists(pid):
             return True
-        except PermissionError:
-            return False  # a process of another user has the pid now
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)

@@ -8,7 +8,7 @@ stays in sight. Input reaches the tab as bytes: raw, straight
 from the driver (driver.py) when the real terminal is read, or from key events here (Pilot,
 and terminals the raw driver does not run on). The mouse wheel (and, for key events,
 Shift+PageUp/PageDown) scrolls back through history, fetched a page at a time; typing returns
-to the live screen.
+to the live screen (history_scroll.py).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from textual.widget import Widget
 from ...terminals.rows import cell_style
 from ...terminals.selection import row_from_text
 from .direct_paint import paint_rows
+from .history_scroll import HistoryScrollMixin
 from .keys import key_to_bytes
 from .mouse_view import MouseMixin
 from .scrollback_mode import ScrollbackMode
@@ -50,7 +51,7 @@ def rich_style(sgr: str) -> Style:
                  strike=style.strike or None, blink=style.blink or None, reverse=style.inverse or None)
 
 
-class TerminalView(MouseMixin, Widget, can_focus=True):
+class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
     DEFAULT_CSS = "TerminalView { width: 1fr; height: 1fr; }"
 
     def __init__(self, **kwargs: Any) -> None:
@@ -63,15 +64,7 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         self.app_cursor = False
         self.tab_size = (0, 0)
         self.history = 0
-        self.scroll_offset_rows = 0  # 0 = live; N = N rows up into history
-        self.history_rows: list[list] = []
-        self._scroll_target = 0  # the offset the latest scroll asked for
-        self._scroll_ref: int | None = None
-        # Scrolled back, the view stays on its lines while output comes (as tmux's copy mode):
-        # the history row at its top (counted from the oldest, which stays put until the
-        # scrollback is full) and the history length the offset was reckoned against.
-        self._anchor: int | None = None
-        self._anchor_total = 0
+        self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
         self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
@@ -82,8 +75,8 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         """Watch another tab: the host answers with a full frame of it."""
         self.tab_id, self.selection = tab_id, None
         self.copy.active = False
-        self.rows, self.serial, self.scroll_offset_rows, self._scroll_target = [], 0, 0, 0
-        self._anchor = None
+        self.rows, self.serial = [], 0
+        self._init_scroll()
         self._strips.clear()
         self.refresh()
         if self.client is not None:
@@ -232,59 +225,6 @@ class TerminalView(MouseMixin, Widget, can_focus=True):
         event.stop()
         if self.client is not None and self.tab_id is not None:
             self.client.paste(self.tab_id, event.text)
-
-    # -- scrollback --------------------------------------------------------------------------
-
-    def to_live(self) -> None:
-        if self.scroll_offset_rows or self._scroll_target:
-            self.scroll_offset_rows = self._scroll_target = 0
-            self._scroll_ref, self._anchor = None, None
-            self.refresh()
-
-    def _scroll(self, rows: int) -> None:
-        if self.client is None or self.tab_id is None:
-            return
-        if self._anchor is None:  # from the live screen (or before the first answer): by offset
-            # Key repeats arrive faster than pages: step from the target asked for last.
-            target = max(0, self._scroll_target + rows)
-        else:  # from the lines shown, wherever the screen went meanwhile
-            self._anchor = max(0, self._anchor - rows)
-            target = self._anchor_total - self._anchor
-        if target == self._scroll_target and target > 0:
-            return
-        if target <= 0:
-            self.to_live()
-            return
-        self._scroll_target = target
-        self._scroll_ref = self.client.scrollback(self.tab_id, target, self.size.height)
-
-    def _keep_anchored(self, total: int) -> None:
-        """The history grew to `total` while scrolled back: ask again for the same lines, now
-        further up (the offset counts from the screen's top, which moved on)."""
-        if self._anchor is None or total <= self._anchor_total or self.client is None or self.tab_id is None:
-            return
-        self._anchor_total = total
-        target = total - self._anchor
-        if target != self._scroll_target:
-            self._scroll_target = target
-            self._scroll_ref = self.client.scrollback(self.tab_id, target, self.size.height)
-
-    def apply_history(self, page: dict[str, Any]) -> None:
-        """A `history` page: shown if it answers the latest scroll."""
-        if self.copy.take_page(page):
-            return
-        if page["ref"] != self._scroll_ref or page["tab"] != self.tab_id:
-            return  # a newer scroll is on its way, or another tab's
-        self.history_rows, self.history = page["lines"], page["total"]
-        self.scroll_offset_rows = self._scroll_target = page["offset"]
-        self._anchor_total, first = page["total"], page["total"] - page["offset"]
-        if self._anchor is None:
-            self._anchor = first
-        elif first != self._anchor and page["total"] > self._anchor and self.client is not None:
-            # More came between the question and the answer: ask once more for the same lines.
-            self._scroll_target = page["total"] - self._anchor
-            self._scroll_ref = self.client.scrollback(page["tab"], self._scroll_target, self.size.height)
-        self.refresh()
 
     # -- size and focus ----------------------------------------------------------------------
 
