@@ -195,9 +195,15 @@ class UiClient:
     def watch(self, tab: int) -> None:
         self.send({"t": "watch", "tab": tab})
 
-    def scrollback(self, tab: int, offset: int, rows: int) -> int:
+    def scrollback(self, tab: int, offset: int, rows: int, start: int | None = None, screen: bool = False) -> int:
+        """Ask for a page of history `offset` rows above the live screen's top, or from row
+        `start` when given (protocol/README.md: history rows), with the screen of the same
+        moment when `screen`; returns the ref its answer has."""
         ref = self._ref()
-        self.send({"t": "scrollback", "ref": ref, "tab": tab, "offset": offset, "rows": rows})
+        where: dict[str, Any] = {"offset": offset} if start is None else {"start": start}
+        if screen:
+            where["screen"] = True
+        self.send({"t": "scrollback", "ref": ref, "tab": tab, "rows": rows, **where})
         return ref
 
     def consent(self, request_id: str, decision: str) -> None:

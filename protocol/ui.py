@@ -11,11 +11,12 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from .schema import Length, Range
 
-VERSION = 1
-"""The UI protocol version. A host refuses a UI that speaks another one, saying which."""
+VERSION = 2
+"""The UI protocol version (2: history rows numbered for good, `dropped` and `start`). A host refuses a UI that speaks another one, saying which."""
 
 MAX_MESSAGE = 1024 * 1024  # bytes in one up message (a paste larger than this is cut by the UI)
 DEFAULT_FPS = 60
+MAX_PAGE = 10_000  # history rows in one `scrollback` answer (the default history: all of it)
 
 TabId = Annotated[int, Range(1)]
 Cols = Annotated[int, Range(2, 1000)]
@@ -78,16 +79,25 @@ class Watch(TypedDict):
     tab: TabId
 
 
-class Scrollback(TypedDict):
-    """A page of history for a view scrolled `offset` rows up: up to `rows` history rows from
-    `offset` rows above the live screen's top (a `history` event answers, with the offset
-    used: at most the history's length)."""
-
+class _Scrollback(TypedDict):
     t: Literal["scrollback"]
     ref: int
     tab: TabId
+    rows: Annotated[int, Range(1, MAX_PAGE)]
+
+
+class Scrollback(_Scrollback, total=False):
+    """A page of history: up to `rows` history rows from `offset` rows above the live screen's
+    top (a view scrolled back that far; 0 when left out), or from the row numbered `start`.
+    Rows are numbered for good: `dropped` (in frames and pages: the rows dropped so far from
+    the oldest end, once the history is full or erased) plus the row's index from the oldest
+    kept -- so a view keeps its place while output moves the screen on. A `history` event
+    answers, with the offset used (at most the history's length; the oldest row kept when
+    `start` was dropped)."""
+
     offset: Annotated[int, Range(0)]
-    rows: Annotated[int, Range(1, 1000)]
+    start: Annotated[int, Range(0)]
+    screen: bool  # the screen's rows and cursor too, from the same moment (a view that must not tear)
 
 
 class Consent(TypedDict):

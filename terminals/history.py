@@ -44,6 +44,10 @@ class PlainHistory:
         # Pushed out, text not read yet: pyavt's lines, or the lines a flood printed that never
         # went through pyavt (`scroll_skip`), as printed.
         self._raw: deque[avt.Line | str] = deque(maxlen=max(0, limit))
+        # Lines that fell off the oldest end so far (here, or before they got here: `drop`), so
+        # a history row can be named for good: `dropped` + its index. A UI scrolled back keeps
+        # its place by that number once the history is full and its length stops growing.
+        self.dropped = 0
 
     @property
     def limit(self) -> int:
@@ -57,8 +61,22 @@ class PlainHistory:
         return len(self._raw)
 
     def push(self, evicted: list[avt.Line] | list[str]) -> None:
-        if evicted and self.limit:
+        if not evicted:
+            return
+        before = len(self)
+        if self.limit:
             self._raw.extend(evicted)  # C speed; the text is read in `settle`
+        self.dropped += before + len(evicted) - len(self)
+
+    def drop(self, count: int) -> None:
+        """`count` lines older than any kept went without being pushed (see `dropped`)."""
+        self.dropped += count
+
+    def clear(self) -> None:
+        """Every line goes (counted as dropped)."""
+        self.dropped += len(self)
+        self._text.clear()
+        self._raw.clear()
 
     def settle(self) -> int:
         """Read the text of the lines pushed since the last call; returns how many."""

@@ -67,6 +67,7 @@ class ScreenUpdate:
     serial: int = 0  # increases with every update and snapshot of this screen: orders them
     mouse: int = 0  # the mouse tracking the program asked for (0: none; see `mouse`)
     clipboard: tuple[str, ...] = ()  # texts the program copied (OSC 52) since the last update
+    dropped: int = 0  # history lines dropped so far from the oldest end (`Screen.dropped`)
 
 
 class Screen(ScreenFixes, HeldOutput, ScreenReads):
@@ -228,6 +229,14 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         self._history_checked = time.monotonic()
 
     @property
+    def dropped(self) -> int:
+        """History lines dropped so far from the oldest end (the history was full, or erased):
+        history row `i` (0 the oldest kept) is row `dropped + i` for good, wherever output
+        moves it. (Lines a flood pushes past the whole history unseen count one row each,
+        even one that wrapped: the rows kept before it are all gone by then anyway.)"""
+        return self._plain.dropped
+
+    @property
     def total_lines(self) -> int:
         self._history_checked = 0.0
         return self.history + self._rows
@@ -247,11 +256,12 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         return self._frame(lines, full, self.cursor, self.history, clipboard)
 
     def _frame(self, lines: dict[int, StyledLine], full: bool, cursor: tuple[int, int, bool], history: int,
-               clipboard: tuple[str, ...]) -> ScreenUpdate:
+               clipboard: tuple[str, ...], dropped: int | None = None) -> ScreenUpdate:
         # (pyavt's modes: held-back output, plain lines, changes none of them)
         return ScreenUpdate(
             self._cols, self._rows, lines, full, cursor, history, self.alt_screen, self.title,
             self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
+            self._plain.dropped if dropped is None else dropped,
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:
@@ -259,9 +269,9 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         clipboard = tuple(c.text for c in self.take_clipboard()) if self._modes.clipboard else ()
         held = self._held_frame()  # a flood the held lines fill the screen with: drawn apart
         if held is not None:
-            lines, cursor, history = held
+            lines, cursor, history, dropped = held
             self._dirty = set()
-            return self._frame(lines, True, cursor, history, clipboard)
+            return self._frame(lines, True, cursor, history, clipboard, dropped)
         self._flush()
         rows = set(range(self._rows)) if full else self._dirty
         self._dirty = set()

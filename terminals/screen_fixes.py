@@ -5,6 +5,11 @@ xterm and tmux:
 - DECCOLM (`CSI ?3h/l`) is ignored by pyavt; xterm and tmux clear the screen and home the
   cursor (without resizing);
 - RIS and DECSTR leave the cursor keys in application mode in pyavt;
+- ED 3 (`CSI 3 J`, erase the saved lines) is ignored by pyavt; xterm and tmux empty the
+  scrollback (`clear` sends it, as does the `clearTerminal` of Node's ansi-escapes, which
+  CLIs built on Ink carry: a cleared screen's old output stayed in the history). pyavt
+  cannot drop its scrollback, so its screen is carried into a new one by `dump` (which
+  restores every mode, the pen, the cursor and the alternate screen);
 - RI (`ESC M`) in origin mode moves the cursor to the wrong row in pyavt (down, counted from
   the top margin) unless it is on the top margin: it is replaced by CUU, which stops at the
   top margin, and, when the cursor was there, SD, which scrolls the region down.
@@ -14,11 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import avt
+
 from .osc52 import ClipboardSet
 from .sequences import ScreenModes
 
 # kind -> what to feed pyavt instead of (or after) the sequence
-FIXES = {"deccolm": "\x1b[H\x1b[2J", "reset": "\x1b[?1l", "ri": "\x1b[A"}
+FIXES = {"deccolm": "\x1b[H\x1b[2J", "reset": "\x1b[?1l", "ri": "\x1b[A", "ed3": ""}
 
 
 class ScreenFixes:
@@ -27,11 +34,24 @@ class ScreenFixes:
 
     def _fix(self, kind: str) -> int:
         """Apply the fix for `kind`; returns how many characters of the sequence to skip."""
+        if kind == "ed3":
+            self._erase_history()
+            return 0
         row = self._vt.cursor.row
         self._feed_text(FIXES[kind])  # type: ignore[attr-defined]
         if kind == "ri" and self._vt.cursor.row == row:
             self._feed_text("\x1b[T")  # type: ignore[attr-defined]  # CUU stopped at the top margin: RI scrolls the region down
         return 2 if kind == "ri" else 0
+
+    def _erase_history(self) -> None:
+        """ED 3: the history goes (counted as dropped), the screen stays as it is."""
+        styled = self._vt.lines()
+        self._plain.drop(max(0, len(styled) - self._rows))  # type: ignore[attr-defined]
+        self._plain.clear()  # type: ignore[attr-defined]
+        vt = avt.Vt(self._cols, self._rows, scrollback_limit=self._styled)  # type: ignore[attr-defined]
+        vt.feed_str(self._vt.dump())
+        self._vt = vt
+        self._counted_history(0)  # type: ignore[attr-defined]
 
     @property
     def modes(self) -> ScreenModes:

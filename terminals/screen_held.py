@@ -135,13 +135,13 @@ class HeldOutput:
         rows = "".join(reversed(pieces)).rsplit("\r\n", count)[1:]
         return rows if scroll_skip.fit(rows, self._cols) else None
 
-    def _held_frame(self) -> tuple[dict[int, StyledLine], tuple[int, int, bool], int] | None:
+    def _held_frame(self) -> tuple[dict[int, StyledLine], tuple[int, int, bool], int, int] | None:
         """The screen as the held-back lines will leave it, when they fill it: its styled rows,
-        the cursor and the history length -- drawn on a scratch screen of its size, not by
-        drawing the held text into pyavt. A UI watching a flood gets its frames this way: a
-        flush per frame held the tab's lock (and the GIL) ~4 ms of every 50 at 140x45, while
-        the reader waited and the child blocked on a full PTY. (None when the held lines do
-        not fill the screen, or one of those on it would not fit in a row.)"""
+        the cursor, the history length and the lines dropped from it -- drawn on a scratch
+        screen of its size, not by drawing the held text into pyavt. A UI watching a flood gets
+        its frames this way: a flush per frame held the tab's lock (and the GIL) ~4 ms of every
+        50 at 140x45, while the reader waited and the child blocked on a full PTY. (None when
+        the held lines do not fill the screen, or one of those on it would not fit in a row.)"""
         rows = self._rows
         shown = self._held_rows(rows)
         if shown is None:
@@ -154,8 +154,9 @@ class HeldOutput:
         scratch.feed_str(f"\x1b[{rows}H" + scroll_skip.pen_at(text, start, self._vt.dump) + text[start:])
         # (History is counted at most every HISTORY_REFRESH s anyway: what it was, plus the
         # line ends held, up to what the scrollback keeps.)
-        history = min(self._history + self._pending_breaks, self._plain.limit + self._styled)  # type: ignore[attr-defined]
-        return view_rows(scratch), (rows - 1, scratch.cursor.col, self._vt.cursor.visible), history
+        grown, most = self._history + self._pending_breaks, self._plain.limit + self._styled  # type: ignore[attr-defined]
+        dropped = self._plain.dropped + max(0, grown - most)
+        return view_rows(scratch), (rows - 1, scratch.cursor.col, self._vt.cursor.visible), min(grown, most), dropped
 
     def _flush(self) -> None:
         """Draw the held-back lines: only those pyavt keeps when there are more (see
@@ -180,6 +181,9 @@ class HeldOutput:
         if not drop:
             return
         dropped = "".join(pieces[:drop])
+        # (A line end cut between two pieces ends the dropped text with its `\r`: counted here,
+        # as the leftover `\n` is not counted when the rest is drawn.)
+        self._plain.drop(dropped.count("\r\n") + dropped.endswith("\r"))
         pen = scroll_skip.carry(dropped, self._vt.dump)
         del pieces[:drop], counts[:drop]
         if pen:
@@ -207,6 +211,8 @@ class HeldOutput:
         # The text starts with a line end, so the last `keep` line ends scroll exactly the lines
         # pyavt holds (one row each) and push out everything there before.
         kept = len(text) - sum(map(len, lines[-keep:])) - 2 * keep
+        if len(lines) > keep + limit:  # the lines before: they would fall off the history too
+            self._plain.drop(lines[0].count("\r\n"))
         self._feed_vt(scroll_skip.pen(text[:kept]) + text[kept:])  # type: ignore[attr-defined]
         self._plain.push(lines[max(1, len(lines) - keep - limit):len(lines) - keep])
         # pyavt's styled scrollback is full now: the history is known without walking its lines

@@ -7,10 +7,18 @@ output held back under a flood is read from the held lines when they hold what i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import clusters, scroll_skip
 from .rows import DEFAULT_STYLE, StyledLine, styled_line
+
+
+class HistoryPage(NamedTuple):
+    total: int  # history rows now
+    offset: int  # rows above the screen's top the page starts (at most `total`)
+    dropped: int  # `Screen.dropped`: the page's first row is numbered dropped + total - offset
+    lines: list[StyledLine]
+    screen: Any = None  # the screen at the same moment (a `ScreenUpdate`), when asked for
 
 
 class ScreenReads:
@@ -18,17 +26,23 @@ class ScreenReads:
     _plain: Any
     _rows: int
 
-    def history_page(self, offset: int, count: int) -> tuple[int, int, list[StyledLine]]:
+    def history_page(self, offset: int, count: int, start: int | None = None, screen: bool = False) -> HistoryPage:
         """A page of history for a view scrolled `offset` rows up: up to `count` history rows
-        from `offset` rows above the screen's top, oldest first. Returns (total history rows,
-        the offset used (at most the total), the rows)."""
+        from `offset` rows above the screen's top, oldest first -- or, given `start`, from the
+        row numbered so (`Screen.dropped` + its index: where a view's top row is, wherever
+        output has moved it since; the oldest kept when it was dropped). With `screen`, the
+        screen as it is at the same moment too (`snapshot`): a view of both does not tear."""
+        shown = self.snapshot() if screen else None  # type: ignore[attr-defined]
+        dropped = self.dropped  # type: ignore[attr-defined]
         if self.alt_screen:  # type: ignore[attr-defined]
-            return 0, 0, []
+            return HistoryPage(0, 0, dropped, [], shown)
         self.settle()  # type: ignore[attr-defined]
         total = self.total_lines - self._rows  # type: ignore[attr-defined]  # an exact count, not the cached one
+        if start is not None:
+            offset = total - (start - dropped)
         offset = max(0, min(offset, total))
-        start = total - offset
-        return total, offset, self.history_lines(start, min(total, start + count))
+        first = total - offset
+        return HistoryPage(total, offset, dropped, self.history_lines(first, min(total, first + count)), shown)
 
     def history_lines(self, start: int, stop: int) -> list[StyledLine]:
         """Scrollback rows [start, stop), 0 being the oldest kept."""

@@ -5,7 +5,8 @@ pyavt renders the grid but does not report the window title (OSC 0/2), bracketed
 (DECSET 2004), which buffer is active, the mouse modes a program asked for (DECSET 9,
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), clipboard sets, or
 answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
-answer by clearing the screen and homing the cursor. `ModeScanner` finds those in the text
+answer by clearing the screen and homing the cursor, and ED 3 (`CSI 3 J`), with which they
+erase the scrollback. `ModeScanner` finds those in the text
 stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
 payload of any length is followed by `osc52.Osc52Collector` instead). It is only run over
 chunks that contain an ESC, which keeps it cheap.
@@ -20,20 +21,20 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset, DA1, DSR,
-# RIS, DECSTR, RI. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six
+# DECSTR, ED 3 (erase the saved lines), RIS, RI. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six
 # times faster over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p))"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J))"
     r"|(?P<ris>c)|(?P<ri>M))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1bc", "\x1bM")
-_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p))")  # (terminals/quiet.py must cover it: tested)
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM")
+_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p|3J))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
 MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}  # else the legacy X10 bytes
@@ -55,8 +56,9 @@ class ScreenModes:
 class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
     device query ("da1", "dsr"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
-    DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), or do a reverse
-    index in origin mode ("ri", whose `end` is where the sequence *starts*: it is replaced)."""
+    DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
+    history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
+    sequence *starts*: it is replaced)."""
 
     kind: str
     end: int
@@ -112,6 +114,9 @@ class ModeScanner:
             elif match.group("modes") is not None:
                 if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
                     queries.append(Query("deccolm", pos - shift))
+            elif match.group("ed3") is not None:
+                if pos > shift:
+                    queries.append(Query("ed3", pos - shift))
             elif match.group("ri") is not None:
                 if self.origin and match.start() >= shift:  # replaced: cut before it
                     queries.append(Query("ri", match.start() - shift))

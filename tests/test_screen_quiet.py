@@ -96,7 +96,7 @@ def test_coloured_cjk_output_is_quiet_and_every_trigger_is_not():
 
 def test_the_look_covers_each_scanners_own_pattern():
     """Every opening a scanner starts on is caught (its own patterns are the reference)."""
-    params = ["", "0", "12;3", "1:2", "999999"]
+    params = ["", "0", "3", "12;3", "1:2", "999999"]
     candidates = [f"\x1b{c}" for c in "]PX^_cM78=>DEH"] + [
         f"\x1b[{p}{f}" for p in params + ["?", "?1049", "!", ">", "="] for f in "bcnphlmJKHr"]
     for candidate in candidates:

@@ -5,7 +5,9 @@ working in the tab) neither moves what is being read nor tears it; leaving shows
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from conftest import wait_until
 from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
 from tmux_outer import Outer
@@ -22,8 +24,13 @@ def position(screen: str) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-def after_seq(tiki_env: dict[str, str], tmp_path, last: int) -> Outer:
-    """A UI in an outer terminal, its bash tab having printed `seq 1 LAST` on a clear screen."""
+def after_seq(tiki_env: dict[str, str], tmp_path, last: int, scrollback: int | None = None) -> Outer:
+    """A UI in an outer terminal, its bash tab having printed `seq 1 LAST` on a clear screen
+    (keeping `scrollback` lines of history, when given)."""
+    if scrollback is not None:
+        config = Path(tiki_env["TIKI_CONFIG_DIR"])
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text(f"[terminal]\nscrollback = {scrollback}\n")
     workspace = tmp_path / "ws.toml"
     workspace.write_text(BASH)
     outer = Outer(tiki_env)
@@ -73,14 +80,16 @@ def test_page_keys_move_a_page_and_output_meanwhile_leaves_the_view_alone(tiki_e
         outer.close()
 
 
-def test_a_view_scrolled_with_the_wheel_stays_on_its_lines_while_output_comes(tiki_env, tmp_path):
+@pytest.mark.parametrize(("last", "scrollback"), [(300, None), (3000, 1100)], ids=["history growing", "history full"])
+def test_a_view_scrolled_with_the_wheel_stays_on_its_lines_while_output_comes(tiki_env, tmp_path, last, scrollback):
     """Scrolled back with the wheel, the view keeps showing the lines it showed while the tab
     prints more, as tmux anchors its copy mode: the next wheel step moves three rows from
     there. (It used to jump by every line printed meanwhile: the offset counted from a screen
-    that had moved on.)"""
+    that had moved on; and once the history was full, its length stopped growing and the
+    view could no longer tell how far its lines had moved.)"""
     from test_mouse_tmux import sgr
 
-    outer = after_seq(tiki_env, tmp_path, 300)
+    outer = after_seq(tiki_env, tmp_path, last, scrollback)
     try:
         top = lambda: int(view(outer.screen("w0"))[0])  # noqa: E731 - the number on the view's first row
         before = top()
@@ -91,8 +100,74 @@ def test_a_view_scrolled_with_the_wheel_stays_on_its_lines_while_output_comes(ti
         tiki(tiki_env, "terminal-send", "sh", "seq 1001 1040")
         wait_until(lambda: "1040" in tiki(tiki_env, "terminal-read", "sh", "--lines", "5").stdout, 10, 0.1,
                    what="the new lines in the tab")
+        rows = view(outer.screen("w0"))
+        assert int(rows[0]) == before - 6 and rows[1:6] == [str(n) for n in range(before - 5, before)], "\n".join(rows)
         sgr(outer, "w0", 64, 10, 10)  # one step more: three rows on from where the view was
         wait_until(lambda: top() != before - 6, 10, 0.1, what="the step")
         assert top() == before - 9, "\n".join(view(outer.screen("w0"))[:3])
+    finally:
+        outer.close()
+
+
+@pytest.mark.parametrize("printer", [
+    "for i in $(seq 3001 99999); do echo $i; sleep 0.002; done",  # an agent at work
+    "i=3001; while :; do echo $i; i=$((i+1)); done",  # a flood: the history turns over in milliseconds
+], ids=["steady", "flood"])
+def test_scrollback_mode_entered_while_a_full_history_moves_shows_it_whole(tiki_env, tmp_path, printer):
+    """The tab keeps printing into a full history while scrollback mode takes it: the rows
+    shown run on without a gap or a repeat, through the history and into the screen. (Pages
+    asked for one by one, by their offset from a screen that had moved on, landed rows off;
+    under a flood the rows had gone before they were asked for.)"""
+    outer = after_seq(tiki_env, tmp_path, 3000, scrollback=1100)
+    try:
+        outer.literal("w0", printer)
+        outer.keys("w0", "Enter")
+        wait_until(lambda: any(row.isdigit() and int(row) > 3500 for row in view(outer.screen("w0"))), 20, 0.1,
+                   what="the history full and moving")
+        outer.keys("w0", "C-\\", "[")
+        wait_until(lambda: re.search(r"\[0/1100\]", outer.screen("w0")), 10, 0.1, what="scrollback mode")
+        numbers: list[int] = []
+        for _ in range(30):  # the whole history, a page at a time, from the bottom up
+            screen = outer.screen("w0")
+            rows = [int(found.group()) for row in view(screen) if (found := re.match(r"\d+", row))]
+            assert rows == list(range(rows[0], rows[0] + len(rows))), "\n".join(view(screen))
+            numbers = rows + [n for n in numbers if n > rows[-1]]
+            if position(screen)[0] >= 1100:
+                break
+            outer.keys("w0", "PageUp")
+            wait_until(lambda: position(outer.screen("w0"))[0] > position(screen)[0], 10, 0.1, what="a page up")
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+        assert len(numbers) >= 1100
+        outer.keys("w0", "q", "C-c")
+    finally:
+        outer.close()
+
+
+def test_clear_empties_the_scrollback_as_in_a_tmux_pane(tiki_env, tmp_path):
+    """`clear` (which ends with `CSI 3 J`, erase the saved lines) leaves nothing to scroll back
+    to, as in a tmux pane beside it; what is printed after it scrolls back as usual. (The
+    history kept everything that was cleared.)"""
+    from test_mouse_tmux import sgr
+
+    outer = after_seq(tiki_env, tmp_path, 3000)
+    try:
+        outer.window("pane", 140, 45)
+        outer.literal("pane", "seq 1 3000; clear")
+        outer.keys("pane", "Enter")
+        outer.literal("w0", "clear")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: not any(row.isdigit() for row in view(outer.screen("w0"))), 10, 0.1, what="the clear")
+        wait_until(lambda: outer.tmux("display", "-p", "-t", "pane", "#{history_size}").strip() == "0", 10, 0.1,
+                   what="the tmux pane's history emptied")
+        outer.keys("w0", "C-\\", "[")
+        wait_until(lambda: "[0/0]" in outer.screen("w0"), 10, 0.1, what="scrollback mode with no history")
+        outer.keys("w0", "q")
+        wait_until(lambda: "[0/0]" not in outer.screen("w0"), 10, 0.1, what="the live screen")
+        outer.literal("w0", "seq 501 600")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "600" in view(outer.screen("w0")), 10, 0.1, what="new output")
+        sgr(outer, "w0", 64, 10, 10)
+        wait_until(lambda: view(outer.screen("w0"))[0].isdigit() and int(view(outer.screen("w0"))[0]) < 560, 10, 0.1,
+                   what="the wheel back over the new lines")
     finally:
         outer.close()

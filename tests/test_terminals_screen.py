@@ -60,6 +60,40 @@ def test_scrollback_limit_and_old_lines_as_text():
     assert [row[0][0] for row in history] == ["line 1498", "line 1499"]
 
 
+@pytest.mark.parametrize("held", [False, True], ids=["drawn", "held back"])
+def test_erase_saved_lines_clears_the_history_and_keeps_the_screen(held):
+    """`CSI 3 J` (what `clear` sends after `CSI 2 J`, as does the `clearTerminal` of Node's
+    ansi-escapes) empties the scrollback, as tmux and xterm do; the screen, its colours and
+    the cursor stay. (pyavt ignores it: cleared output stayed in the history.)"""
+    screen = Screen(20, 3, scrollback=1500)  # 1000 styled lines in pyavt, then plain text
+    screen._skip_scroll = held
+    screen.feed(b"".join(b"line %d\r\n" % i for i in range(3000)) + b"\x1b[32mgreen")
+    assert screen.history == 1500
+    rows, cursor = screen.visible_rows(), screen.cursor
+    screen.feed(b"\x1b[3J")
+    assert screen.total_lines == 3 and screen.history == 0
+    page = screen.history_page(10, 5)
+    assert (page.total, page.offset, page.dropped, page.lines) == (0, 0, 3000 - 2, [])  # (2 rows left on the screen)
+    assert screen.visible_rows() == rows and screen.cursor == cursor
+    assert screen.text(50).splitlines() == ["line 2998", "line 2999", "green"]
+    screen.feed(b"\r\nnext\r\n")  # the history fills again from here, in the pen set before
+    assert screen.total_lines - screen.rows == 2
+    assert [row[0][0].rstrip() for row in screen.history_lines(0, 2)] == ["line 2998", "line 2999"]
+    (green, green_style), (next_, next_style) = (screen.snapshot().lines[row][0] for row in (0, 1))
+    assert (green.rstrip(), next_.rstrip(), green_style.fg, next_style.fg) == ("green", "next", 2, 2)
+
+
+def test_erase_saved_lines_on_the_alternate_screen_clears_the_primary_history():
+    screen = Screen(20, 3, scrollback=100)
+    screen.feed(b"".join(b"primary %d\r\n" % i for i in range(50)) + b"prompt$ ")
+    screen.feed(b"\x1b[?1049h\x1b[H\x1b[2J\x1b[3Jfull screen")
+    assert screen.alt_screen and screen.visible_rows()[0] == "full screen"
+    screen.feed(b"\x1b[?1049l")
+    assert not screen.alt_screen and screen.total_lines == 3
+    assert screen.visible_rows() == ["primary 48", "primary 49", "prompt$"]
+    assert screen.cursor[:2] == (2, 8)
+
+
 def test_changed_rows_and_styles():
     screen = Screen(20, 4)
     screen.feed(b"x")  # pyavt reports every row on its first feed

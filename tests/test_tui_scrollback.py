@@ -1,5 +1,6 @@
-"""Scrollback mode on a real host: a search typed at once after prefix+[ (before the history
-pages have come from the host) still finds its match once they arrive."""
+"""Scrollback mode on a real host: keys typed at once after prefix+[, before the history and
+screen have come from the host, act on them once they arrive (a search finds its match, page
+keys go as far)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from conftest import BASH_TAB
 from tui_helpers import make_app, screen_text, stop, until
 
 
+async def printed(pilot, app, command: bytes, last: str) -> None:
+    """The bash tab at its prompt has run `command`, whose output ends with `last`."""
+    await until(pilot, lambda: app.view.tab_id is not None and screen_text(app).strip(), what="a prompt")
+    app.client.input(app.view.tab_id, command + b"\r")
+    await until(pilot, lambda: last in screen_text(app), what="the output")
+
+
 async def test_a_search_typed_before_the_history_arrives_finds_its_match(tmp_path):
     app = make_app(tmp_path, BASH_TAB, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: app.view.tab_id is not None and screen_text(app).strip(), what="a prompt")
-            app.client.input(app.view.tab_id, b"seq 1 3000\r")
-            await until(pilot, lambda: "3000" in screen_text(app), what="seq")
+            await printed(pilot, app, b"seq 1 3000", "3000")
             mode = app.view.copy
             # No await between these: the host's pages can only be taken in after them.
             mode.enter()
@@ -23,5 +29,28 @@ async def test_a_search_typed_before_the_history_arrives_finds_its_match(tmp_pat
             assert mode.refs  # the history is still on its way
             await until(pilot, lambda: mode.match is not None, what="the match, once the history arrived")
             assert "".join(text for text, _ in mode.line(mode.match.start.row)) == "2777"  # backward: the latest
+    finally:
+        stop(app)
+
+
+async def test_page_keys_pressed_before_the_history_arrives_keep_their_place(tmp_path):
+    """PageUp pressed at once after prefix+[ moved over the rows the UI had (the frames' count
+    of history may be a moment old, or 0): when the host's history and screen arrive, the keys
+    go as far over them. (The view went back to the bottom: a test that pressed PageUp at once
+    found it there one run in three.)"""
+    app = make_app(tmp_path, BASH_TAB, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await printed(pilot, app, b"clear; seq 1 3000", "3000")
+            mode = app.view.copy
+            mode.enter()  # no await before the keys: the answer can only be taken in after them
+            for _ in range(3):
+                mode.key("pageup", None)
+            assert mode.refs
+            await until(pilot, lambda: not mode.refs, what="the history")
+            height = app.view.size.height
+            shown = "".join(text for text, _ in mode.line(mode.top))
+            assert mode.count() - mode.top == 4 * height, (mode.count(), mode.top, height)  # three pages up
+            assert shown.isdigit() and int(shown) < 3000 - 2 * height, shown
     finally:
         stop(app)

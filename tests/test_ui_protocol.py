@@ -18,7 +18,7 @@ from conftest import BASH_TAB, wait_until
 from ipc_helpers import connect
 
 from tikitaka.app.ui_client import NoHost, UiClient
-from tikitaka.protocol import ops
+from tikitaka.protocol import ops, ui
 
 TWO_TABS = BASH_TAB + '[[tab]]\nname = "other"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n'
 
@@ -62,7 +62,7 @@ def test_the_handshake_is_versioned_and_a_mismatch_is_refused_clearly(serve):
     conn.sendall(json.dumps({"id": "u", "op": "ui.attach", "args": {"version": 99}}).encode() + b"\n")
     reply = json.loads(conn.makefile("rb").readline())
     assert reply["ok"] is False and reply["error"]["code"] == "refused"
-    assert "speaks UI protocol 1 and the UI speaks 99" in reply["error"]["message"]
+    assert f"speaks UI protocol {ui.VERSION} and the UI speaks 99" in reply["error"]["message"]
     session = Session(host.env)
     assert session.hello["kind"] == "hello" and list(session.tabs) == ["sh"]
     assert session.hello["coordinator"] is True and session.hello["consents"] == []

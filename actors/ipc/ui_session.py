@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
+import json
 import socket
 import traceback
 from typing import Any
@@ -211,13 +212,19 @@ class UiSession:
 
     def _scrollback(self, terminal: Any, message: dict[str, Any]) -> None:
         try:
-            total, offset, lines = terminal.history_page(message["offset"], message["rows"]).get(timeout=10)
+            page = terminal.history_page(message.get("offset", 0), message["rows"], message.get("start"),
+                                         message.get("screen", False)).get(timeout=10)
         except (pykka.ActorDeadError, pykka.Timeout):
             self._error(message, "the tab closed, or did not answer in time")
             return
-        rows = ",".join(encode_line(line) for line in lines)
-        self.outbox.event(f'{{"kind":"history","ref":{message["ref"]},"tab":{message["tab"]},"total":{total},'
-                          f'"offset":{offset},"lines":[{rows}]}}')
+        rows = ",".join(encode_line(line) for line in page.lines)
+        shown = ""
+        if page.screen is not None:  # (every row, in order: a snapshot's lines are all of them)
+            cursor = json.dumps(list(page.screen.cursor))
+            screen = ",".join(encode_line(page.screen.lines.get(row, ())) for row in range(page.screen.rows))
+            shown = f',"screen":[{screen}],"cursor":{cursor}'
+        self.outbox.event(f'{{"kind":"history","ref":{message["ref"]},"tab":{message["tab"]},"total":{page.total},'
+                          f'"offset":{page.offset},"dropped":{page.dropped},"lines":[{rows}]{shown}}}')
 
     def _on_call(self, message: dict[str, Any]) -> None:
         self._host.supervisor.task("ui.call", self._call, message)

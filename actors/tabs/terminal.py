@@ -227,9 +227,10 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         with self._lock:
             return self._screen.history_lines(start, stop)
 
-    def history_page(self, offset: int, count: int) -> tuple[int, int, list[Any]]:
+    def history_page(self, offset: int, count: int, start: int | None = None, screen: bool = False) -> Any:
+        """`terminals.screen_read.HistoryPage`."""
         with self._lock:
-            return self._screen.history_page(offset, count)
+            return self._screen.history_page(offset, count, start, screen)
 
     def read_text(self, lines: int = 40) -> dict[str, Any]:
         with self._lock:

@@ -1,9 +1,11 @@
 """Scrollback mode (prefix+`[`): the tab's history and screen read with keys, as tmux's copy mode.
 
-On entry the whole history is fetched from the host, a page (1000 rows) at a time, and kept
-here with the screen as it was then: output that comes meanwhile (an agent still at work in
-the tab) neither moves what is being read nor tears it, and shows once the mode is left. Rows
-are numbered over history and screen together (0 is the oldest history row), as
+On entry the history is fetched from the host with the screen of the same moment, in one
+answer (up to 10,000 rows; older ones follow by their numbers), and kept here: output that
+comes meanwhile (an agent still at work in the tab, a flood that turns the whole history over
+in milliseconds) neither moves what is being read nor tears it, and shows once the mode is
+left. Keys pressed before the answer are pressed again over it. Rows are numbered over
+history and screen together (0 is the oldest history row), as
 `terminals.selection` and `terminals.search` number them. A cursor starts where the tab's
 cursor is; the view follows it. Keys: arrows or h j k l move, PageUp/PageDown (or ctrl+b/f)
 move the view and the cursor a screen, as tmux does, g/G (Home/End) go to the oldest/newest row, `/` and `?` type a search forward
@@ -22,10 +24,11 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from ...protocol import ui
 from ...terminals.search import Search, indicator
 from ...terminals.selection import Point, Row, Selection, row_from_text
 
-PAGE = 1000  # rows a scrollback request may ask for (protocol/ui.py)
+PAGE = ui.MAX_PAGE  # rows a scrollback request may ask for
 CURSOR = Style(reverse=True)
 MATCH = Style(bgcolor="yellow", color="black")
 BAR = Style(bgcolor="yellow", color="black", bold=True)
@@ -37,6 +40,7 @@ class ScrollbackMode:
         self.active = False
         self.history: dict[int, Any] = {}  # history row -> line, as pages arrive
         self.total = 0  # rows of history
+        self.base = 0  # the number of the oldest of them (protocol/README.md: history rows)
         self.screen: list[Any] = []  # the tab's screen rows when the history was counted
         self.refs: dict[int, int] = {}  # scrollback request ref -> first row it asked for
         self.cursor = Point(0, 0)
@@ -46,6 +50,7 @@ class ScrollbackMode:
         self.match = None
         self.prompt: str | None = None  # "/query" or "?query" while a search is typed
         self.queued: str | None = None  # a search submitted before the history arrived
+        self.early: list[tuple[str, str | None]] | None = None  # keys pressed before the snapshot came
 
     # -- rows ---------------------------------------------------------------------------------
 
@@ -69,22 +74,23 @@ class ScrollbackMode:
             return
         self.active, self.history, self.refs = True, {}, {}
         self.total, self.selection, self.search, self.match, self.prompt = view.history, None, None, None, None
-        self.queued = None
-        self._place()
-        # The frames' history count may be a moment old: ask for the exact one, then the rows.
-        self.refs[view.client.scrollback(view.tab_id, 0, 1)] = -1
+        self.queued, self.early = None, []
+        self._place(view.rows, view.cursor)  # (until the answer: the frames' rows and count)
+        # The newest PAGE rows of history and the screen, all from one moment.
+        self.refs[view.client.scrollback(view.tab_id, PAGE, PAGE, screen=True)] = -1
         view.refresh()
 
-    def _place(self) -> None:
-        """The screen as it is now, taken as the bottom of the history; the cursor where the
-        tab's is; the screen in view."""
-        self.screen = list(self.view.rows)
-        self.cursor = Point(self.total + self.view.cursor[0], self.view.cursor[1])
+    def _place(self, screen: list[Any], cursor: Any) -> None:
+        """`screen` taken as the bottom of the history; the cursor where the tab's is (`cursor`);
+        the screen in view."""
+        self.screen = list(screen)
+        self.cursor = Point(self.total + cursor[0], cursor[1])
         self.top = self.total
 
     def _fetch(self, total: int) -> None:
-        for start in range(0, total, PAGE):  # oldest first; offset counts up from the screen's top
-            ref = self.view.client.scrollback(self.view.tab_id, total - start, min(PAGE, total - start))
+        for start in range(0, total, PAGE):  # by row number: output meanwhile moves no page
+            ref = self.view.client.scrollback(self.view.tab_id, total - start, min(PAGE, total - start),
+                                              self.base + start)
             self.refs[ref] = start
 
     def take_page(self, page: dict[str, Any]) -> bool:
@@ -92,13 +98,21 @@ class ScrollbackMode:
         start = self.refs.pop(page["ref"], None)
         if start is None:
             return False
-        if self.active and start < 0:  # the count: now the rows
-            self.total = page["total"]
-            self._place()
-            self._fetch(self.total)
-        elif self.active:
+        if self.active and start < 0:  # the snapshot: the screen, the count, the newest rows
+            self.total, self.base = page["total"], page["dropped"]
+            self._place(page["screen"], page["cursor"])
             first = page["total"] - page["offset"]
-            for index, line in enumerate(page["lines"]):
+            self.history.update(enumerate(page["lines"], first))
+            self._fetch(first)  # older rows than one answer holds (a history above PAGE rows)
+            # Keys pressed before it came moved over the frames' rows (as many as the UI had):
+            # pressed again, over these.
+            early, self.early = self.early or [], None
+            self.selection, self.search, self.match, self.prompt, self.queued = None, None, None, None, None
+            for key, character in early:
+                self.key(key, character)
+        elif self.active:  # (rows dropped since the snapshot are not in it: they stay blank)
+            first = page["dropped"] + page["total"] - page["offset"] - self.base
+            for index, line in enumerate(page["lines"][:max(0, self.total - first)]):
                 self.history[first + index] = line
         if self.active and self.queued is not None and not self.refs:
             self._search(self.queued)
@@ -113,6 +127,8 @@ class ScrollbackMode:
 
     def key(self, key: str, character: str | None) -> bool:
         """Handle a key; False when it leaves the mode and belongs to the program."""
+        if self.early is not None:
+            self.early.append((key, character))
         if self.prompt is not None:
             return self._prompt_key(key, character)
         height = max(1, self.view.size.height)

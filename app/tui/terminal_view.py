@@ -102,7 +102,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows or self.copy.active:
             if self.scroll_offset_rows and not self.alt_screen:
-                self._keep_anchored(frame["history"])
+                self._keep_anchored(frame["history"], frame["dropped"])
             return  # (scrollback mode shows the screen as it was: nothing here changes it)
         if self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
             self.refresh()  # a panned view may have moved: draw it all
