@@ -91,3 +91,43 @@ def test_a_program_that_stops_reading_gets_an_error_not_ok(serve):
     assert host.run("terminal-read", "stuck").returncode == 0
     assert host.run("terminal-close", "stuck").returncode == 0
     wait_until(lambda: host.json("terminal-list")["terminals"] == [], 10, what="the tab to close")
+
+
+PASTE_LATE_READER = r"""
+import os, time, tty
+tty.setraw(0)
+os.write(1, b"\x1b[?2004hREADY\r\n")  # bracketed paste on, as bash, vim and the AI CLIs ask
+time.sleep(4)  # not reading: the sender gives up after 2 s
+os.set_blocking(0, False)
+data, quiet = b"", time.monotonic()
+while time.monotonic() - quiet < 1.5:
+    try:
+        more = os.read(0, 65536)
+    except BlockingIOError:
+        time.sleep(0.01)
+        continue
+    data, quiet = data + more, time.monotonic()
+try:
+    data.decode("utf-8")
+    utf8 = "whole"
+except UnicodeDecodeError:
+    utf8 = "cut"
+closed = data.rfind(b"\x1b[201~") > data.rfind(b"\x1b[200~") >= 0
+os.write(1, b"GOT %d UTF8 %s CLOSED %s\r\n" % (len(data), utf8.encode(), str(closed).encode()))
+time.sleep(120)
+"""
+
+
+def test_a_paste_cut_short_is_still_closed_and_cut_between_characters(serve):
+    """A bracketed paste the program stops reading is cut off after the timeout, but the
+    program still gets the paste's end marker and whole characters when it reads again: it
+    is not left inside a paste, taking every key typed later as pasted text. (The end marker
+    was dropped with the rest, and the cut could fall inside a character.)"""
+    host = serve(_tab("late", PASTE_LATE_READER))
+    host.wait_text("late", "READY")
+    text = "한글 텍스트 " * 20_000  # three-byte characters: 300 KB to type
+    reply = op(host.env["TIKI_SOCKET"], "terminal.send", timeout=60, name="late", text=text, timeout_ms=2000)
+    assert reply["ok"] is False and reply["error"]["code"] == "timeout", reply
+    assert "the paste was closed" in reply["error"]["message"], reply["error"]["message"]
+    screen = host.wait_text("late", "GOT ", timeout=20)
+    assert "UTF8 whole CLOSED True" in screen, screen[-200:]

@@ -14,7 +14,8 @@ state became working (or waiting). If neither shows within `VERIFY_FOR`, one mor
 A send is written whole or reported as not written: a line a canonical-mode tty would cut
 (over ~4 KB on Linux) is refused before anything is typed, and the result is ok only after
 the tab's writer confirmed every byte (within `SEND_TIMEOUT`; a child that stops reading gets
-the rest cancelled and the caller an error that says how much arrived).
+the rest cancelled and the caller an error that says how much arrived -- a paste cut so still
+gets its end marker, and no character is cut in two).
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def _confirm(ticket: Any, name: str, deadline: float, timeout: float) -> int:
         ticket.cancel()
     if not ticket.complete:
         raise SendIncomplete(name, ticket.written, ticket.size, timeout,
-                             None if ticket.error in (None, "cancelled") else ticket.error)
+                             None if ticket.error in (None, "cancelled") else ticket.error, bool(ticket.closing))
     return ticket.written
 
 

@@ -176,10 +176,11 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         if not self._running:
             raise TabNotRunning(self.spec.name, self._exit_code)
 
-    def write(self, data: bytes) -> WriteTicket:
-        """Queue raw input; the returned ticket says when (and how much of) it was written."""
+    def write(self, data: bytes, opening: int = 0, closing: bytes = b"") -> WriteTicket:
+        """Queue raw input; the returned ticket says when (and how much of) it was written
+        (`opening` and `closing`: what input cut short still gets, see `WriteTicket`)."""
         self._require_running()
-        ticket = WriteTicket(len(data))
+        ticket = WriteTicket(len(data), opening, closing)
         self._writes.put((self._generation, data, ticket))
         return ticket
 

@@ -21,7 +21,7 @@ class TerminalInput:
     _running: bool
     _failed: str | None
 
-    write: Callable[[bytes], WriteTicket]  # TerminalActor's own
+    write: Callable[..., WriteTicket]  # TerminalActor's own
     _require_running: Callable[[], None]
 
     def typed(self, data: bytes) -> WriteTicket:
@@ -38,6 +38,7 @@ class TerminalInput:
             bracketed = self._screen.bracketed_paste
         if bracketed:
             data = PASTE_START + data.replace(PASTE_END, b"") + PASTE_END
+            return self.write(data, len(PASTE_START), PASTE_END)
         return self.write(data)
 
     def mouse(self, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> int:

@@ -198,6 +198,8 @@ class TerminalThreads:
         while ticket.written < len(data):
             if ticket.cancelled or self._stopping.is_set():
                 ticket.finish("cancelled")
+                if not self._stopping.is_set():
+                    self._close_cut(pty, generation, view, ticket)
                 return
             chunk = view[ticket.written:ticket.written + WRITE_CHUNK]
             try:
@@ -206,6 +208,23 @@ class TerminalThreads:
                 ticket.finish(f"the tab's child is gone ({exc.strerror or exc})")
                 return
         ticket.finish()
+
+    def _close_cut(self, pty: Any, generation: int, data: memoryview, ticket: WriteTicket) -> None:
+        """Input cut short ends whole: the rest of a character or of the opening cut in two,
+        then the closing (a paste's end marker). Written before anything queued after it, as
+        soon as the program reads again; given up when the tab stops or restarts."""
+        if not ticket.written:
+            return  # nothing went: nothing to close
+        end = max(ticket.written, ticket.opening)
+        while end < len(data) and 0x80 <= data[end] < 0xC0:  # a UTF-8 continuation byte
+            end += 1
+        rest = memoryview(bytes(data[ticket.written:end]) + ticket.closing)
+        done = 0
+        while done < len(rest) and not self._stopping.is_set() and generation == self._generation:
+            try:
+                done += pty.write(rest[done:], WRITE_POLL)
+            except OSError:
+                return  # the child is gone; the reader reports the exit
 
     def _fail_queued_writes(self, reason: str) -> None:
         while True:

@@ -15,8 +15,12 @@ from ..errors import TikiError
 
 
 class WriteTicket:
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, opening: int = 0, closing: bytes = b"") -> None:
         self.size = size
+        # Input cut short still ends whole (`TerminalThreads._close_cut`): its first `opening`
+        # bytes, then `closing` -- a paste's start and end markers, so the program is not
+        # left inside a paste -- and no character is cut in two.
+        self.opening, self.closing = opening, closing
         self.written = 0
         self.error: str | None = None
         self._cancelled = threading.Event()
@@ -78,9 +82,13 @@ class SendIncomplete(TikiError):
 
     code = ipc.TIMEOUT
 
-    def __init__(self, name: str, written: int, size: int, waited: float, error: str | None) -> None:
+    def __init__(self, name: str, written: int, size: int, waited: float, error: str | None,
+                 closed: bool = False) -> None:
         why = error or f"the program in it did not read its input for {waited:.0f} s"
+        closing = (" It was a paste: the paste was closed where it was cut (the program gets its end "
+                   "marker when it reads again, so what is typed later is not taken as pasted)."
+                   if closed and written else "")
         super().__init__(
-            f"only {written} of {size} bytes reached tab '{name}' ({why}); the rest was not sent. "
+            f"only {written} of {size} bytes reached tab '{name}' ({why}); the rest was not sent.{closing} "
             f"Check what the program is doing (`tiki terminal-read {name}`) and send again.",
             written=written, size=size)
