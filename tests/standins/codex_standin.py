@@ -9,7 +9,9 @@ following command?" (title "[ ! ] Action Required | …"), which waits for y/Ent
 working again → "• Done: …" and "Worked for Ns • HH:MM" above the composer. Ctrl-C twice or
 Ctrl-D exits. `--speed F` scales every delay. Like the real one it reads keys while it works
 (they go into the composer); `--log FILE` appends a JSON line for every input it reads, with
-what it was doing then (idle, working, approval), so a test can tell when text arrived.
+when it arrived (a thread of its own reads the terminal, as the real one's event stream does,
+so drawing a screen never delays the stamp) and what it was doing then (idle, working,
+approval), so a test can tell when text arrived.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
+import queue
 import termios
+import threading
 import time
 import tty
 
@@ -31,19 +34,30 @@ def out(text: str) -> None:
 
 
 LOG: str | None = None
+INPUT: "queue.Queue[tuple[float, bytes]]" = queue.Queue()  # (when it arrived, the bytes of one read)
 
 
-def log(state: str, data: bytes) -> bytes:
+def read_input() -> None:
+    while data := os.read(0, 64):
+        INPUT.put((time.time(), data))
+
+
+def take(state: str, timeout: float) -> bytes | None:
+    """The next read's bytes, logged with when they arrived and `state`; None after `timeout` s."""
+    try:
+        at, data = INPUT.get(timeout=timeout)
+    except queue.Empty:
+        return None
     if LOG:
         with open(LOG, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"at": time.time(), "state": state, "text": data.decode(errors="replace")}) + "\n")
+            handle.write(json.dumps({"at": at, "state": state, "text": data.decode(errors="replace")}) + "\n")
     return data
 
 
 def read_key(state: str = "idle") -> bytes:
-    while True:
-        if select.select([0], [], [], 0.5)[0]:
-            return log(state, os.read(0, 64))
+    while (data := take(state, 0.5)) is None:
+        pass
+    return data
 
 
 class Codex:
@@ -81,8 +95,9 @@ class Codex:
             elapsed = int(time.monotonic() - started)
             self.draw([f"• {BOLD}Working{RESET} {DIM}({elapsed}s • esc to interrupt){RESET}", ""] + self.composer())
             tick += 1
-            if select.select([0], [], [], 0.1)[0]:  # typing while it works goes into the composer
-                data = log("working", os.read(0, 64)).replace(b"\x1b[200~", b"").replace(b"\x1b[201~", b"")
+            data = take("working", 0.1)
+            if data is not None:  # typing while it works goes into the composer
+                data = data.replace(b"\x1b[200~", b"").replace(b"\x1b[201~", b"")
                 self.typed += "".join(c for c in data.decode(errors="replace") if c >= " ")
 
     def approval(self, task: str) -> bytes:
@@ -98,8 +113,9 @@ class Codex:
         while True:  # the real title blinks between "[ ! ]" and "[ . ]" until an answer comes
             out(f"\x1b]0;[ {'!' if blink % 2 == 0 else '.'} ] Action Required | {task} | {self.folder}\x07")
             blink += 1
-            if select.select([0], [], [], 0.5)[0]:
-                return log("approval", os.read(0, 64))
+            data = take("approval", 0.5)
+            if data is not None:
+                return data
 
     def turn(self, task: str, approve: bool) -> None:
         self.transcript += [f"› {task}", ""]
@@ -129,6 +145,7 @@ def main() -> None:
     old = termios.tcgetattr(0)
     tty.setraw(0)
     codex = Codex(os.get_terminal_size(1).lines, args.speed)
+    threading.Thread(target=read_input, daemon=True).start()
     try:
         out("\x1b[?1049h\x1b[?2004h\x1b[H\x1b[2J")
         time.sleep(0.2 * args.speed)
