@@ -34,7 +34,7 @@ def run_tui(args: argparse.Namespace) -> int:
     socket_path = paths.socket_path()
     workspace: Path | None = getattr(args, "workspace", None)
     try:
-        started, info = ensure_host(socket_path, workspace)
+        started, info = ensure_host(socket_path, workspace, meanwhile=_load_app)
     except HostStartFailed as exc:
         print(f"tiki: {exc}", file=sys.stderr)
         return 1
@@ -59,9 +59,15 @@ def run_tui(args: argparse.Namespace) -> int:
 REPAINT_FPS = 120
 
 
-def _run_app(client: object, prefix: str, notice: str | None = None) -> int:
+def _load_app() -> type:
     os.environ.setdefault("TEXTUAL_FPS", str(REPAINT_FPS))
     from .main import TikiApp
+
+    return TikiApp
+
+
+def _run_app(client: object, prefix: str, notice: str | None = None) -> int:
+    TikiApp = _load_app()  # noqa: N806 - the class
 
     driver = None
     if os.name == "posix":
