@@ -42,11 +42,9 @@ def view_width(screen: str) -> int:
 
 def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
     workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH + logger_tab(tmp_path / "keys.jsonl"))
     outer = Outer(tiki_env)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
+        outer.start_ui(workspace, BASH + logger_tab(tmp_path / "keys.jsonl"))
         outer.literal("w0", r"printf '\e[31mred\e[0m \e[1;4mbold\e[0m 한국어 \e[44m blue \e[0m ready-%s\n' $((1+1))")
         outer.keys("w0", "Enter")
         outer.wait("w0", "ready-2")
@@ -167,11 +165,9 @@ def test_a_ui_whose_host_is_killed_says_so_and_tiki_anywhere_brings_the_same_tab
     project.mkdir()
     elsewhere.mkdir()
     workspace = project / "team.toml"
-    workspace.write_text(BASH + '[[tab]]\nname = "notes"\ncommand = ["bash", "--norc", "--noprofile"]\n')
     outer = Outer(tiki_env)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(project))
-        outer.wait("w0", "? help")
+        outer.start_ui(workspace, BASH + '[[tab]]\nname = "notes"\ncommand = ["bash", "--norc", "--noprofile"]\n')
         host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
         os.kill(host_pid, signal.SIGKILL)
         outer.wait("w0", "TIKI-EXIT=1")
@@ -200,14 +196,10 @@ def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, 
     writer thread died of the dead terminal's EIO, its queue filled, and the app blocked for
     good putting the next frame there, so even the SIGHUP handler never ran.) A UI outside the
     terminal's session (`setsid`) gets no SIGHUP at all: the terminal's end, read, must do."""
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
     outer = Outer(tiki_env)
     host_pid = None
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path),
-                   via="setsid --wait" if "no SIGHUP" in how else "")
-        outer.wait("w0", "? help")
+        outer.start_ui(tmp_path / "ws.toml", BASH, via="setsid --wait" if "no SIGHUP" in how else "")
         outer.literal("w0", "while :; do echo flood-$RANDOM; done")
         outer.keys("w0", "Enter")
         outer.wait("w0", "flood-")
@@ -240,12 +232,9 @@ def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_s
     resume after the UI's own stop may do that (the kernel sends SIGCONT with a hangup's SIGHUP,
     and anyone can send one)."""
     log = tmp_path / "keys.jsonl"
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(logger_tab(log))
     outer = Outer(tiki_env)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "logger ready")
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(log), ready="logger ready")
         ui = outer.ui_pid("w0")
         assert ui is not None
         threads = len(os.listdir(f"/proc/{ui}/task"))
@@ -275,13 +264,10 @@ def test_a_ui_whose_host_stops_taking_input_leaves_with_the_reason_and_the_tabs_
     """A stopped (or hung) host reads nothing: a big paste used to block the UI for good, in
     the middle of sending it -- no detach, no keys, no way out but kill. The UI gives up after
     SEND_TIMEOUT s and says why; the host, continued, has the tab as it was."""
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
     outer = Outer(tiki_env)
     host_pid = None
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
+        outer.start_ui(tmp_path / "ws.toml", BASH)
         outer.literal("w0", "echo shell-pid-$$; cat > /dev/null")  # what is pasted goes somewhere quick
         outer.keys("w0", "Enter")
         shell = wait_until(lambda: re.search(r"shell-pid-(\d+)", read(tiki_env, "sh")), 10, 0.1).group(1)
@@ -339,13 +325,10 @@ def received(log: Path) -> str:
 
 def test_keys_reach_the_program_and_the_prefix_commands_work(tiki_env, tmp_path):
     log = tmp_path / "keys.jsonl"
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(logger_tab(log) + BASH)
     outer = Outer(tiki_env)
     names = lambda: [t["name"] for t in json.loads(tiki(tiki_env, "terminal-list", "--json").stdout)["terminals"]]  # noqa: E731
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "logger ready")
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(log) + BASH, ready="logger ready")
         expected = ""
         for key, data in KEYS.items():  # one at a time: each is its own read, as typed by a person
             outer.keys("w0", key)

@@ -40,12 +40,9 @@ def dialog_box(screen: str) -> list[str]:
 @pytest.fixture
 def outer(tiki_env, tmp_path) -> Iterator[Outer]:
     """The real UI at 120x36 in window w0, showing a bash tab (and a Claude stand-in behind)."""
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH + CLAUDE)
     outer = Outer(tiki_env, 120, 36)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
+        outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE)
         yield outer
     finally:
         outer.close()

@@ -39,12 +39,10 @@ def tab_label_column(screen: str, label: str) -> int:
 
 def test_mouse_reaches_programs_that_ask_and_clicks_switch_tabs(tiki_env, tmp_path):
     mouse_log, alt_log = tmp_path / "mouse.jsonl", tmp_path / "alt.jsonl"
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(logger("mouse", mouse_log, "--mouse") + logger("alt", alt_log, "--alt") + BASH)
     outer = Outer(tiki_env)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "mouse ready")
+        outer.start_ui(tmp_path / "ws.toml", logger("mouse", mouse_log, "--mouse") + logger("alt", alt_log, "--alt") + BASH,
+                       ready="mouse ready")
         # The tab's first row is the window's second (the tab bar is above it).
         sgr(outer, "w0", 0, 11, 6)
         sgr(outer, "w0", 32, 13, 7)  # a drag with the left button held (1002 asked for it)
@@ -65,12 +63,10 @@ def test_mouse_reaches_programs_that_ask_and_clicks_switch_tabs(tiki_env, tmp_pa
 
 
 def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_env, tmp_path):
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
     outer = Outer(tiki_env)
     outer.tmux("set-option", "-s", "set-clipboard", "on")  # the outer terminal keeps what OSC 52 sets
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
+        outer.start_ui(tmp_path / "ws.toml", BASH)
         wait_until(lambda: "$" in read(tiki_env, "sh") or "#" in read(tiki_env, "sh"), 15, 0.1, what="a prompt")
         outer.literal("w0", "clear; echo copy-$((6*7))-me")
         outer.keys("w0", "Enter")
@@ -116,12 +112,10 @@ def test_a_drag_copies_and_paste_and_program_clipboard_and_scrollback_mode(tiki_
 def test_vim_with_mouse_on_takes_a_click_at_80x24(tiki_env, tmp_path):
     text = tmp_path / "t.txt"
     text.write_text("".join(f"line{n:02d} abcdef\n" for n in range(1, 11)))
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(f'[[tab]]\nname = "vim"\ncommand = ["vim", "-u", "NONE", "-N", "-c", "set mouse=a", "{text}"]\n')
     outer = Outer(tiki_env, cols=80, rows=24)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        wait_until(lambda: has_line(outer.screen("w0"), "line10 abcdef"), 15, 0.1, what="vim")
+        vim = f'[[tab]]\nname = "vim"\ncommand = ["vim", "-u", "NONE", "-N", "-c", "set mouse=a", "{text}"]\n'
+        outer.start_ui(tmp_path / "ws.toml", vim, ready="line10 abcdef")
         screen = outer.screen("w0")
         row = next(i for i, line in enumerate(screen.splitlines()) if line.startswith("line05"))
         sgr(outer, "w0", 0, 10, row + 1)  # a click on "c" of line05 (column 10, 1-based)

@@ -29,14 +29,11 @@ def tiki(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal(tiki_env, tmp_path):
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH + CLAUDE)  # sh in front, Claude in the background
     received = tmp_path / "outer.bytes"
     outer = Outer(tiki_env)
     try:
         outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
+        outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE)  # sh in front, Claude in the background
         assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
         assert b"\x1b]9;" not in received.read_bytes()  # nothing to say yet
 

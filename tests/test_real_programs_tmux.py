@@ -34,12 +34,9 @@ def running(env: dict[str, str], name: str) -> bool:
 @pytest.mark.parametrize("cols, rows", [(140, 45), (80, 24)])
 def test_alt_digits_reach_bash_and_f_keys_reach_htop_and_mc(tiki_env, tmp_path, cols, rows):
     (tmp_path / "home").mkdir()
-    path = tmp_path / "ws.toml"
-    path.write_text(workspace(tmp_path / "home"))
     outer = Outer(tiki_env, cols, rows)
     try:
-        outer.tiki("w0", "--workspace", str(path), cwd=str(tmp_path))
-        outer.wait("w0", " 3 mc ")  # the UI is up: its tab bar
+        outer.start_ui(tmp_path / "ws.toml", workspace(tmp_path / "home"), ready=" 3 mc ")  # the UI is up: its tab bar
         wait_until(lambda: read(tiki_env, "sh").rstrip().endswith("$"), 30, 0.1, what="bash's prompt")
         outer.keys("w0", "M-2", "x", "Enter")  # readline: Meta-2 is a digit argument -> "xx"
         wait_until(lambda: "xx: command not found" in read(tiki_env, "sh"), 10, 0.1,

@@ -31,12 +31,9 @@ def after_seq(tiki_env: dict[str, str], tmp_path, last: int, scrollback: int | N
         config = Path(tiki_env["TIKI_CONFIG_DIR"])
         config.mkdir(parents=True, exist_ok=True)
         (config / "config.toml").write_text(f"[terminal]\nscrollback = {scrollback}\n")
-    workspace = tmp_path / "ws.toml"
-    workspace.write_text(BASH)
     outer = Outer(tiki_env)
     try:
-        outer.tiki("w0", "--workspace", str(workspace), cwd=str(tmp_path))
-        outer.wait("w0", "? help")
+        outer.start_ui(tmp_path / "ws.toml", BASH)
         outer.literal("w0", f"clear; seq 1 {last}")
         outer.keys("w0", "Enter")
         wait_until(lambda: str(last) in view(outer.screen("w0")), 10, 0.1, what="seq")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import uuid
+from pathlib import Path
 
 import avt
 from conftest import TIKI, wait_until
@@ -42,6 +43,14 @@ class Outer:
         line = (f"{where}env -u COLUMNS -u LINES {self.exports} PS1='$ ' {via} {TIKI} {' '.join(args)}; "
                 "echo TIKI-EXIT=$?")
         self.keys(window, line, "Enter")
+
+    def start_ui(self, workspace: Path, text: str, ready: str = "? help", cwd: Path | None = None,
+                 via: str = "") -> str:
+        """Window w0 runs the `tiki` UI on `workspace` (written with `text` first), started from
+        `cwd` (the workspace's folder) through `via`; returns its screen once `ready` shows."""
+        workspace.write_text(text)
+        self.tiki("w0", "--workspace", str(workspace), cwd=str(cwd or workspace.parent), via=via)
+        return self.wait("w0", ready)
 
     def keys(self, window: str, *keys: str) -> None:
         self.tmux("send-keys", "-t", window, *keys)
