@@ -194,6 +194,33 @@ def test_a_ui_that_stops_reading_slows_neither_the_host_nor_other_uis(serve):
     assert re.search(r"^300000$", stalled.screen(), re.M)
 
 
+def test_a_ui_that_asks_for_history_and_reads_none_of_it_is_dropped_before_it_fills_the_host(serve):
+    """A UI that keeps asking for the largest pages of history (10,000 rows, ~1 MB each) and
+    reads none of them: what waits for it is bounded in bytes, not only in events. It is
+    dropped, the log says why, and the host, its tabs and the other UIs go on. (Only the
+    count of events was bounded: 20,000 pages would have waited, ~20 GB.)"""
+    host = serve(BASH_TAB)
+    live = Session(host.env, 80, 24)
+    sh = live.tabs["sh"]
+    live.client.watch(sh)
+    live.next("screen")
+    live.client.input(sh, b"seq -f '%0100g' 1 12000; echo full-$((1+1))\r")  # a full history of 100-column lines
+    live.until_screen("full-2", timeout=60)
+    stalled = Session(host.env, 80, 24, start=False)  # attached, asking, never reading
+
+    def asked_again() -> bool:
+        if "MB) behind" in host.run("log").stdout:
+            return True
+        for _ in range(10):  # (the tab answers one page at a time: more at once would time out)
+            stalled.client.scrollback(sh, 10_000, 10_000, screen=True)
+        return False
+
+    wait_until(asked_again, 120, 0.5, what="the stalled UI dropped")
+    assert re.search(r"the UI fell \d+ events \(6\d MB\) behind", host.run("log").stdout)
+    live.client.input(sh, b"echo still-$((2+2))\r")
+    live.until_screen("still-4")
+
+
 def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
     # Output faster than anyone reads goes out at ~20 frames a second, not 60 (the frames
     # took the reader's GIL and the UI's repaint time); where it stops is drawn at once.
@@ -280,6 +307,28 @@ def test_a_flood_nobody_watches_keeps_every_line_of_its_scrollback_in_order(serv
     assert numbers[-1] == int(last[0].removeprefix("line")) and len(numbers) >= total - 3
     _total, texts, lines = page(100, 1)  # in the styled scrollback: the colour is kept
     assert texts[0].startswith("line") and any(style for _text, style in lines[0])
+
+    # Rows are numbered for good (dropped + index): a page asked for by its first row's number
+    # starts there, and that number less the line's own is the same everywhere; a row that has
+    # been dropped gives the oldest kept; `screen` brings the screen of the same moment.
+    def numbered(**where: Any) -> dict[str, Any]:
+        ref = session.client.scrollback(sh, where.pop("offset", 0), where.pop("rows", 5), **where)
+        return session.next("history", where=lambda e: e["ref"] == ref)
+
+    def first_line(event: dict[str, Any]) -> int:
+        return int("".join(t for t, _ in event["lines"][0]).strip().removeprefix("line"))
+
+    newest = numbered(offset=200)
+    assert newest["dropped"] > 40_000  # 60,000 lines through a 10,000-line history
+    row = newest["dropped"] + newest["total"] - newest["offset"]
+    older = numbered(start=row - 5000)
+    assert older["dropped"] + older["total"] - older["offset"] == row - 5000
+    assert first_line(older) == first_line(newest) - 5000
+    gone = numbered(start=5)
+    assert gone["offset"] == gone["total"] and first_line(gone) == numbers[0]
+    shown = numbered(offset=1, rows=1, screen=True)
+    assert shown["cursor"][0] < len(shown["screen"])  # (the tab's size: nobody watches it, so the host's default)
+    assert any("flood-2" in "".join(t for t, _ in line) for line in shown["screen"])
 
 
 def test_a_tab_no_ui_shows_any_more_is_not_watched(serve):

@@ -5,8 +5,8 @@ into the one not sent yet (per tab), and one sender thread per session writes th
 reads slowly therefore gets fewer, fuller frames -- never a backlog, never more than a
 screenful per tab waiting -- and slows nobody else. Screen frames go at most `fps` times a
 second, though BURST of them may go back to back; events go at once. A UI that reads nothing
-for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events pile up, is dropped (it can
-attach again).
+for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events or `MAX_BYTES` of them pile
+up, is dropped (it can attach again).
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from typing import Callable
 from .ui_frames import ScreenFrame, frame
 
 MAX_EVENTS = 20_000  # events waiting for one UI before it counts as gone
+# ... or this many bytes of them: a page of history may be 10,000 rows (~1 MB), and a UI that
+# asks for pages without reading them must not fill the host's memory (and take its tabs down).
+MAX_BYTES = 64 * 1024 * 1024
 SEND_TIMEOUT = 60.0  # seconds a UI may leave its socket unread
 # Screen frames that may go back to back (a budget refilled at `fps` a second): the frame a
 # flood ends with, or a key's echo, that comes right after another does not wait out 1/fps
@@ -36,6 +39,7 @@ class Outbox:
         self._on_gone = on_gone
         self._cond = threading.Condition()
         self._events: deque[bytes] = deque()
+        self._queued = 0  # bytes in `_events`
         self._screens: dict[int, ScreenFrame] = {}
         self._closed = False
         self.frames_sent = 0
@@ -48,16 +52,17 @@ class Outbox:
         with self._cond:
             if self._closed:
                 return
-            if len(self._events) >= MAX_EVENTS:
+            if len(self._events) >= MAX_EVENTS or self._queued + len(data) > MAX_BYTES:
                 self._closed = True
                 self._cond.notify()
-                gone = True
+                gone = f"{len(self._events)} events ({self._queued >> 20} MB)"
             else:
                 self._events.append(data)
+                self._queued += len(data)
                 self._cond.notify()
-                gone = False
+                gone = None
         if gone:
-            self._on_gone(f"the UI fell {MAX_EVENTS} events behind")
+            self._on_gone(f"the UI fell {gone} behind")
 
     def screen(self, update: ScreenFrame) -> None:
         with self._cond:
@@ -96,6 +101,7 @@ class Outbox:
                     return
                 data = list(self._events)
                 self._events.clear()
+                self._queued = 0
                 screens = list(self._screens.values()) if due else []
                 if due:
                     self._screens.clear()
