@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal, TypedDict
 from .schema import Length, Range
 
 VERSION = 2
-"""The UI protocol version (2: history rows numbered for good, `dropped` and `start`). A host refuses a UI that speaks another one, saying which."""
+"""The UI protocol version (2: history rows numbered for good, `dropped` and `start`). A host
+refuses a UI that speaks another one, saying which."""
 
 MAX_MESSAGE = 1024 * 1024  # bytes in one up message (a paste larger than this is cut by the UI)
 DEFAULT_FPS = 60

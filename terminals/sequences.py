@@ -6,10 +6,10 @@ pyavt renders the grid but does not report the window title (OSC 0/2), bracketed
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), clipboard sets, or
 answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
 answer by clearing the screen and homing the cursor, and ED 3 (`CSI 3 J`), with which they
-erase the scrollback. `ModeScanner` finds those in the text
-stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
-payload of any length is followed by `osc52.Osc52Collector` instead). It is only run over
-chunks that contain an ESC, which keeps it cheap.
+erase the scrollback. `ModeScanner` finds those in the text stream, keeping a short tail so
+a sequence split across two reads is still seen (an OSC 52 payload of any length is followed
+by `osc52.Osc52Collector` instead). It is only run over chunks that contain an ESC, which
+keeps it cheap.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset, DA1, DSR,
-# DECSTR, ED 3 (erase the saved lines), RIS, RI. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six
-# times faster over coloured output than an alternation of whole sequences).
+# DECSTR, ED 3 (erase the saved lines), RIS, RI. One ESC prefix for all: the regex engine
+# then jumps from ESC to ESC (six times faster over coloured output than an alternation of
+# whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"

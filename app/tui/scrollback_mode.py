@@ -101,23 +101,26 @@ class ScrollbackMode:
         if self.active and start < 0:  # the snapshot: the screen, the count, the newest rows
             self.total, self.base = page["total"], page["dropped"]
             self._place(page["screen"], page["cursor"])
-            first = page["total"] - page["offset"]
-            self.history.update(enumerate(page["lines"], first))
-            self._fetch(first)  # older rows than one answer holds (a history above PAGE rows)
+            self._fetch(self._store(page))  # older rows than one answer holds (a history above PAGE rows)
             # Keys pressed before it came moved over the frames' rows (as many as the UI had):
             # pressed again, over these.
             early, self.early = self.early or [], None
             self.selection, self.search, self.match, self.prompt, self.queued = None, None, None, None, None
             for key, character in early:
                 self.key(key, character)
-        elif self.active:  # (rows dropped since the snapshot are not in it: they stay blank)
-            first = page["dropped"] + page["total"] - page["offset"] - self.base
-            for index, line in enumerate(page["lines"][:max(0, self.total - first)]):
-                self.history[first + index] = line
+        elif self.active:
+            self._store(page)
         if self.active and self.queued is not None and not self.refs:
             self._search(self.queued)
         self.view.refresh()
         return True
+
+    def _store(self, page: dict[str, Any]) -> int:
+        """Keep a page's rows where their numbers put them (rows dropped since the snapshot
+        are not in it: they stay blank); returns the first one's row."""
+        first = page["dropped"] + page["total"] - page["offset"] - self.base
+        self.history.update(enumerate(page["lines"][:max(0, self.total - first)], first))
+        return first
 
     def leave(self) -> None:
         self.active, self.prompt = False, None
