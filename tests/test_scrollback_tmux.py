@@ -127,7 +127,7 @@ def test_scrollback_mode_entered_while_a_full_history_moves_shows_it_whole(tiki_
         for _ in range(30):  # the whole history, a page at a time, from the bottom up
             screen = outer.screen("w0")
             rows = [int(found.group()) for row in view(screen) if (found := re.match(r"\d+", row))]
-            assert rows == list(range(rows[0], rows[0] + len(rows))), "\n".join(view(screen))
+            assert rows and rows == list(range(rows[0], rows[0] + len(rows))), "\n".join(view(screen))
             numbers = rows + [n for n in numbers if n > rows[-1]]
             if position(screen)[0] >= 1100:
                 break

@@ -37,7 +37,8 @@ async def test_page_keys_pressed_before_the_history_arrives_keep_their_place(tmp
     """PageUp pressed at once after prefix+[ moved over the rows the UI had (the frames' count
     of history may be a moment old, or 0): when the host's history and screen arrive, the keys
     go as far over them. (The view went back to the bottom: a test that pressed PageUp at once
-    found it there one run in three.)"""
+    found it there one run in three.) Until they arrive, the view does not move over rows it
+    does not have yet: a user saw a blank page."""
     app = make_app(tmp_path, BASH_TAB, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
@@ -47,6 +48,9 @@ async def test_page_keys_pressed_before_the_history_arrives_keep_their_place(tmp
             for _ in range(3):
                 mode.key("pageup", None)
             assert mode.refs
+            # Meanwhile the view stays on what it has (the screen), not on rows still to come.
+            blank = [y for y in range(app.view.size.height) if not mode.line(mode.top + y)]
+            assert not blank, f"blank rows in view before the history came: {blank}"
             await until(pilot, lambda: not mode.refs, what="the history")
             height = app.view.size.height
             shown = "".join(text for text, _ in mode.line(mode.top))
