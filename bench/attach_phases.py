@@ -15,7 +15,7 @@ The floor, interleaved: the same `seq` into a bare PTY whose reader (a Python th
 reads -- how long `seq` takes when nothing else is done with its output, and how much of that
 is `seq`'s own system time (the kernel's line discipline, per write).
 
-    python bench/attach_phases.py [--runs 8]
+    python bench/attach_phases.py [--runs 8] [--poll 5]
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ import subprocess
 import threading
 import time
 
-from attach_speed import POLL, OuterUi
+from attach_speed import POLL, POLL_HELP, OuterUi
 from common import TmuxControl, wait_for
 
 COMMAND = "t0=$EPOCHREALTIME; seq 1 600000; t1=$EPOCHREALTIME; echo END{n}-$((1+1)) $t0 $t1"
 
 
-def phases(control: TmuxControl, target: str, n: int) -> tuple[float, float, float]:
+def phases(control: TmuxControl, target: str, n: int, poll: float = POLL) -> tuple[float, float, float]:
     """(typing, seq, tail) in ms for one run in `target`."""
     marker = re.compile(rf"END{n}-2 ([\d.]+) ([\d.]+)")
     start = time.time()
@@ -50,7 +50,7 @@ def phases(control: TmuxControl, target: str, n: int) -> tuple[float, float, flo
             found.append(match)
         return bool(match)
 
-    wait_for(shown, 600, POLL)
+    wait_for(shown, 600, poll)
     seen = time.time()
     t0, t1 = float(found[0].group(1)), float(found[0].group(2))
     control.command(f"send-keys -t {target} -l clear")
@@ -91,7 +91,9 @@ def line(name: str, values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS", help=POLL_HELP)
     opts = parser.parse_args()
+    poll = opts.poll / 1000
     setup = OuterUi("tkphases")
     control, ui = setup.control, setup.ui
     try:
@@ -102,11 +104,11 @@ def main() -> None:
         runs: dict[str, list[tuple[float, float, float]]] = {"tiki": [], "tmux": []}
         floors: list[tuple[float, float]] = []
         for n in range(opts.runs):
-            runs["tiki"].append(phases(control, ui, n))
-            runs["tmux"].append(phases(control, pane, n))
+            runs["tiki"].append(phases(control, ui, n, poll))
+            runs["tmux"].append(phases(control, pane, n, poll))
             floors.append(floor())
         print(f"seq 1 600000 in the watched tab through the outer {140}x{45} tmux vs a plain pane, {opts.runs} "
-              "runs each, interleaved; ms")
+              f"runs each, interleaved, polled every {opts.poll:g} ms; ms")
         for side, rows in runs.items():
             print(f"  {side}:  " + ";  ".join(line(name, [r[i] for r in rows])
                                              for i, name in enumerate(("typing", "seq", "tail"))))

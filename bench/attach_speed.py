@@ -13,7 +13,7 @@ user of a tmux-based tool takes. It is printed beside the target's figures, not 
 Then idle CPU over --idle seconds: the host alone (the UI detached with the prefix), then the
 host and an attached UI (the tab idle at its prompt); the outer tmux server alongside.
 
-    python bench/attach_speed.py [--runs 5] [--idle 20]
+    python bench/attach_speed.py [--runs 5] [--idle 20] [--poll 5]
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ from tikitaka.app.client import call
 
 COLS, ROWS = 140, 45
 POLL = 0.005
+# The poll's step is not shared alike: a capture asked for while the plain pane's tmux is busy
+# with the flood is answered once it has read the end, while the UI's outer tmux is idle and
+# the END waits for the next poll (1-3 ms of the UI's tail at 5 ms). A finer step loads the
+# reference instead: at 1 ms the pane's tmux serves a capture a millisecond during its flood
+# and takes more CPU per run. 5 ms is the figure kept (bench/README.md, round 11).
+POLL_HELP = "how often the outer screen is looked at, in ms (default 5)"
 SEQ = "seq 1 600000; echo END{n}-$((1+1))"  # the output says END<n>-2, the typed line does not
 
 
@@ -70,13 +76,13 @@ class OuterUi:
 
 
 def timed(control: TmuxControl, target: str, command: str, marker: str, cpu: dict[str, list[float]],
-          pids: dict[str, int]) -> float:
+          pids: dict[str, int], poll: float = POLL) -> float:
     """Seconds until `marker` is on the outer screen; each of `pids`' CPU seconds meanwhile into `cpu`."""
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     start = time.perf_counter()
     control.command(f"send-keys -t {target} -l '{command}'")
     control.command(f"send-keys -t {target} Enter")
-    wait_for(lambda: marker in control.command(f"capture-pane -p -t {target}"), 600, POLL)
+    wait_for(lambda: marker in control.command(f"capture-pane -p -t {target}"), 600, poll)
     elapsed = time.perf_counter() - start
     for name, pid in pids.items():
         cpu.setdefault(name, []).append(round(cpu_seconds(pid) - before[name], 2))
@@ -113,7 +119,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle", type=float, default=20)
     parser.add_argument("--profile", metavar="DIR", help="py-spy record the host and the UI during the tiki runs")
+    parser.add_argument("--poll", type=float, default=POLL * 1000, metavar="MS", help=POLL_HELP)
     opts = parser.parse_args()
+    poll = opts.poll / 1000
     setup = OuterUi("tkattach")
     inner = f"tkinner{os.getpid()}"  # the tmux server behind the tmux client's window
     env, control, ui = setup.env, setup.control, setup.ui
@@ -137,16 +145,16 @@ def main() -> None:
         cpu: dict[str, dict[str, list[float]]] = {"tiki": {}, "tmux": {}, "tmux client": {}}
         for n in range(opts.runs):
             times["tiki"].append(timed(control, ui, SEQ.format(n=n), f"END{n}-2", cpu["tiki"],
-                                       {"host": host_pid, "UI": ui_pid, "outer tmux": tmux_pid}))
+                                       {"host": host_pid, "UI": ui_pid, "outer tmux": tmux_pid}, poll))
             times["tmux"].append(timed(control, plain, SEQ.format(n=n), f"END{n}-2", cpu["tmux"],
-                                       {"tmux server": tmux_pid}))
+                                       {"tmux server": tmux_pid}, poll))
             times["tmux client"].append(timed(control, nested, SEQ.format(n=n), f"END{n}-2", cpu["tmux client"],
-                                              {"inner tmux": inner_pid, "outer tmux": tmux_pid}))
+                                              {"inner tmux": inner_pid, "outer tmux": tmux_pid}, poll))
         for spy in spies:
             spy.send_signal(2)  # py-spy writes its output on SIGINT
             spy.wait(60)
         best = {side: min(runs) for side, runs in times.items()}
-        print(f"seq 1 600000 until END is on the outer {COLS}x{ROWS} screen, polled every {POLL * 1000:g} ms")
+        print(f"seq 1 600000 until END is on the outer {COLS}x{ROWS} screen, polled every {opts.poll:g} ms")
         for side, runs in times.items():
             print(f"  {side:<11} best {best[side]:.2f} s  runs {[round(t, 2) for t in runs]}  CPU s per run: "
                   + ", ".join(f"{name} {values}" for name, values in cpu[side].items()))
