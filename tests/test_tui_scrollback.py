@@ -37,8 +37,8 @@ async def test_page_keys_pressed_before_the_history_arrives_keep_their_place(tmp
     """PageUp pressed at once after prefix+[ moved over the rows the UI had (the frames' count
     of history may be a moment old, or 0): when the host's history and screen arrive, the keys
     go as far over them. (The view went back to the bottom: a test that pressed PageUp at once
-    found it there one run in three.) Until they arrive, the view does not move over rows it
-    does not have yet: a user saw a blank page."""
+    found it there one run in three.) Until they arrive, the view stays on the rows it has (it
+    moved over rows still to come: on a loaded machine, a whole blank page for a while)."""
     app = make_app(tmp_path, BASH_TAB, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:

@@ -5,8 +5,8 @@ answer (up to 10,000 rows; older ones follow by their numbers), and kept here: o
 comes meanwhile (an agent still at work in the tab, a flood that turns the whole history over
 in milliseconds) neither moves what is being read nor tears it, and shows once the mode is
 left. Keys pressed before the answer are pressed again over it; those that move wait for it
-(the rows they would move over are not here yet: the view stays on the screen it has). Rows are numbered over
-history and screen together (0 is the oldest history row), as
+(the rows they would move over are not here yet: the view stays on the screen it has). Rows
+are numbered over history and screen together (0 is the oldest history row), as
 `terminals.selection` and `terminals.search` number them. A cursor starts where the tab's
 cursor is; the view follows it. Keys: arrows or h j k l move, PageUp/PageDown (or ctrl+b/f)
 move the view and the cursor a screen, as tmux does, g/G (Home/End) go to the oldest/newest row, `/` and `?` type a search forward
@@ -132,19 +132,17 @@ class ScrollbackMode:
 
     def key(self, key: str, character: str | None) -> bool:
         """Handle a key; False when it leaves the mode and belongs to the program."""
+        if self.early is not None:
+            self.early.append((key, character))
         if self.prompt is not None:
-            if self.early is not None:
-                self.early.append((key, character))
             return self._prompt_key(key, character)
         height = max(1, self.view.size.height)
         row, col = self.cursor
         moves = {"up": (-1, 0), "k": (-1, 0), "down": (1, 0), "j": (1, 0), "left": (0, -1), "h": (0, -1),
                  "right": (0, 1), "l": (0, 1)}
         pages = {"pageup": -height, "ctrl+b": -height, "pagedown": height, "ctrl+f": height}
-        if self.early is not None:
-            self.early.append((key, character))
-            if key in moves or key in pages or key in _JUMPS or character in _JUMPS:
-                return True  # (moved once the rows are here: until then the view stays on the screen)
+        if self.early is not None and (key in moves or key in pages or key in _JUMPS or character in _JUMPS):
+            return True  # (moved once the rows are here: until then the view stays on the screen)
         if key in moves:
             drow, dcol = moves[key]
             self._move(Point(row + drow, col + dcol))
