@@ -195,10 +195,13 @@ class UiClient:
     def watch(self, tab: int) -> None:
         self.send({"t": "watch", "tab": tab})
 
-    def scrollback(self, tab: int, offset: int, rows: int, start: int | None = None, screen: bool = False) -> int:
-        """Ask for a page of history `offset` rows above the live screen's top, or from row
-        `start` when given (protocol/README.md: history rows), with the screen of the same
-        moment when `screen`; returns the ref its answer has."""
+    def scrollback(self, tab: int, rows: int, *, offset: int | None = None, start: int | None = None,
+                   screen: bool = False) -> int:
+        """Ask for `rows` rows of history from `offset` rows above the live screen's top, or from
+        row number `start` (protocol/README.md: history rows): one of the two. With the screen
+        of the same moment when `screen`. Returns the ref its answer has."""
+        if (offset is None) == (start is None):
+            raise ValueError("scrollback: give an offset or a start row, one of the two")
         ref = self._ref()
         where: dict[str, Any] = {"offset": offset} if start is None else {"start": start}
         if screen:

@@ -146,7 +146,7 @@ def test_scrollback_pages_and_bad_messages_do_not_end_the_session(serve):
     session.next("screen")
     session.client.input(sh, b"seq -f line%03g 1 300\r")
     session.until_screen("line300")
-    ref = session.client.scrollback(sh, 250, 10)
+    ref = session.client.scrollback(sh, 10, offset=250)
     page = session.next("history", where=lambda e: e["ref"] == ref)
     texts = ["".join(t for t, _ in line).rstrip() for line in page["lines"]]
     assert page["offset"] == 250 and len(texts) == 10 and page["total"] >= 278
@@ -212,7 +212,7 @@ def test_a_ui_that_asks_for_history_and_reads_none_of_it_is_dropped_before_it_fi
         if "MB) behind" in host.run("log").stdout:
             return True
         for _ in range(10):  # (the tab answers one page at a time: more at once would time out)
-            stalled.client.scrollback(sh, 10_000, 10_000, screen=True)
+            stalled.client.scrollback(sh, 10_000, offset=10_000, screen=True)
         return False
 
     wait_until(asked_again, 120, 0.5, what="the stalled UI dropped")
@@ -293,7 +293,7 @@ def test_a_flood_nobody_watches_keeps_every_line_of_its_scrollback_in_order(serv
     assert re.search(r"^line60000\nflood-2$", read(), re.M)
 
     def page(offset: int, rows: int) -> tuple[int, list[str], list[Any]]:
-        ref = session.client.scrollback(sh, offset, rows)
+        ref = session.client.scrollback(sh, rows, offset=offset)
         event = session.next("history", where=lambda e: e["ref"] == ref)
         return event["total"], ["".join(t for t, _ in line).rstrip() for line in event["lines"]], event["lines"]
 
@@ -312,7 +312,7 @@ def test_a_flood_nobody_watches_keeps_every_line_of_its_scrollback_in_order(serv
     # starts there, and that number less the line's own is the same everywhere; a row that has
     # been dropped gives the oldest kept; `screen` brings the screen of the same moment.
     def numbered(**where: Any) -> dict[str, Any]:
-        ref = session.client.scrollback(sh, where.pop("offset", 0), where.pop("rows", 5), **where)
+        ref = session.client.scrollback(sh, where.pop("rows", 5), **where)
         return session.next("history", where=lambda e: e["ref"] == ref)
 
     def first_line(event: dict[str, Any]) -> int:

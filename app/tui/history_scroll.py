@@ -70,7 +70,8 @@ class HistoryScrollMixin:
     def _ask(self, offset: int, start: int | None = None) -> None:
         if self.client is not None and self.tab_id is not None:
             self._scroll_target = offset
-            self._scroll_ref = self.client.scrollback(self.tab_id, offset, self.size.height, start)
+            where = {"offset": offset} if start is None else {"start": start}
+            self._scroll_ref = self.client.scrollback(self.tab_id, self.size.height, **where)
 
     def apply_history(self, page: dict[str, Any]) -> None:
         """A `history` page: shown if it answers the latest scroll."""

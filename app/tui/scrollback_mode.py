@@ -79,7 +79,7 @@ class ScrollbackMode:
         self.queued, self.early = None, []
         self._place(view.rows, view.cursor)  # (until the answer: the frames' rows and count)
         # The newest PAGE rows of history and the screen, all from one moment.
-        self.refs[view.client.scrollback(view.tab_id, PAGE, PAGE, screen=True)] = -1
+        self.refs[view.client.scrollback(view.tab_id, PAGE, offset=PAGE, screen=True)] = -1
         view.refresh()
 
     def _place(self, screen: list[Any], cursor: Any) -> None:
@@ -91,8 +91,7 @@ class ScrollbackMode:
 
     def _fetch(self, total: int) -> None:
         for start in range(0, total, PAGE):  # by row number: output meanwhile moves no page
-            ref = self.view.client.scrollback(self.view.tab_id, total - start, min(PAGE, total - start),
-                                              self.base + start)
+            ref = self.view.client.scrollback(self.view.tab_id, min(PAGE, total - start), start=self.base + start)
             self.refs[ref] = start
 
     def take_page(self, page: dict[str, Any]) -> bool:
