@@ -118,3 +118,44 @@ def test_a_flood_after_clear_ends_on_its_last_screen_with_the_history_whole(oute
     cells = json.loads(tiki(tiki_env, "terminal-read", "sh", "--cells").stdout)
     green = next(row for row in cells["cells"] if "".join(char for char, _ in row).startswith("green-end"))
     assert {cells["styles"][style]["fg"] for _, style in green[:9]} == {2}  # its colour, after the held lines
+
+
+def test_switching_tabs_paints_the_other_tab_over_this_one_never_a_blank_view(tiki_env, tmp_path):
+    """prefix+n: the view goes from one tab's screen to the other's, as a tmux window switch
+    does. What the outer terminal receives, replayed into an emulator a few bytes at a time,
+    never shows a view with nothing in it between the two. (The UI painted the whole view
+    blank, then the other tab's snapshot when it came: a flash on every switch.)"""
+    import codecs
+
+    import avt
+
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + BASH.replace('"sh"', '"two"'))
+        assert tiki(tiki_env, "terminal-send", "two", "printf 'TWO-%d ' $(seq 1 300); echo; echo two-$((1+1))").returncode == 0
+        outer.literal("w0", "seq 1 40; echo one-$((1+1))")
+        outer.keys("w0", "Enter")
+        before = outer.wait("w0", "one-2")
+        width = min(line.index("│") for line in before.splitlines()[1:] if "│" in line)
+        emulator = avt.Vt(120, 36)
+        emulator.feed_str("\r\n".join(outer.screen("w0", escapes=True).splitlines()))
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        outer.keys("w0", "C-\\", "n")
+        outer.wait("w0", "two-2")
+        outer.tmux("pipe-pane", "-t", "w0")  # (closed: what came is all in the file)
+        data = received.read_bytes()
+        assert b"two-2" in data
+        blank_at = []
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for at in range(0, len(data), 16):
+            emulator.feed_str(decoder.decode(data[at:at + 16]))
+            view = [line.text[:width].strip() for line in emulator.view()[1:]]
+            if not any(view):
+                blank_at.append(at)
+        assert not blank_at, f"the view was blank after byte {blank_at[0]} of {len(data)}"
+        # ...and nothing of the first tab's screen is left in it.
+        rows = [line[:width].strip() for line in outer.screen("w0").splitlines()[1:]]
+        assert not any(row.isdigit() or row.startswith("one-") for row in rows), "\n".join(rows)
+    finally:
+        outer.close()

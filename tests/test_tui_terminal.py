@@ -213,3 +213,28 @@ async def test_the_app_keeps_running_under_a_dialog_while_tabs_print(tmp_path):
             await until(pilot, lambda: screen_text(app) != before, what="the terminal still updating")
     finally:
         stop(app)
+
+
+async def test_a_tab_switch_keeps_the_last_screen_until_the_new_one_comes_or_too_long(tmp_path):
+    """The view goes from one tab's screen straight to the other's (the tmux test in
+    test_direct_paint_tmux sees that through a real terminal). When the other's screen is
+    slow to come -- here the watch request is held back, as a host that has stopped answering
+    would -- the old screen does not stand in for it for long: the view goes blank."""
+    app = make_app(tmp_path, BASH + BASH.replace('"sh"', '"two"'))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.view.tab_id is not None and screen_text(app).strip(), what="a prompt")
+            app.client.input(app.view.tab_id, b"echo first-$((1+1))\r")
+            await until(pilot, lambda: "first-2" in screen_text(app), what="the first tab's output")
+            two = next(tab.id for tab in app.tabs if tab.name == "two")
+            held: list[int] = []
+            watch, app.client.watch = app.client.watch, held.append
+            app.show_tab(two)
+            await pilot.pause(0.05)
+            assert held == [two] and "first-2" in screen_text(app)  # no frame yet: the last screen stays
+            await until(pilot, lambda: not screen_text(app).strip(), timeout=2, what="a blank view")
+            watch(two)  # the answer comes after all
+            await until(pilot, lambda: screen_text(app).strip(), what="the second tab's screen")
+            assert "first-2" not in screen_text(app)
+    finally:
+        stop(app)

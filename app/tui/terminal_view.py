@@ -33,6 +33,9 @@ from .keys import key_to_bytes
 from .mouse_view import MouseMixin
 from .scrollback_mode import ScrollbackMode
 
+# How long a tab switch may show the last tab's screen while the new one's is on its way.
+SWITCH_WAIT = 0.25
+
 
 def _rich_color(color: Any) -> RichColor | None:
     if color is None:
@@ -72,15 +75,23 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
     # -- which tab ---------------------------------------------------------------------------
 
     def show(self, tab_id: int) -> None:
-        """Watch another tab: the host answers with a full frame of it."""
+        """Watch another tab: the host answers with a full frame of it, which paints the whole
+        view. Until then the view shows what it showed, so the switch is one change from one
+        screen to the other, as in tmux (painting it blank first flashed on every switch);
+        only if the frame is slow to come (SWITCH_WAIT) does the view go blank meanwhile."""
         self.tab_id, self.selection = tab_id, None
         self.copy.active = False
-        self.rows, self.serial = [], 0
+        self.serial = 0  # (serials start at 1: 0 means no frame of this tab yet)
         self._init_scroll()
-        self._strips.clear()
-        self.refresh()
         if self.client is not None:
             self.client.watch(tab_id)
+        self.set_timer(SWITCH_WAIT, lambda: self._blank_until_shown(tab_id))
+
+    def _blank_until_shown(self, tab_id: int) -> None:
+        if self.tab_id == tab_id and not self.serial:
+            self.rows = []
+            self._strips.clear()
+            self.refresh()
 
     def apply_frame(self, frame: dict[str, Any]) -> None:
         """A `screen` frame for the tab shown: take its rows, repaint only those."""
