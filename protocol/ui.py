@@ -24,6 +24,28 @@ Cols = Annotated[int, Range(2, 1000)]
 Rows = Annotated[int, Range(1, 500)]
 
 
+# -- screen frames (down) --------------------------------------------------------------------
+
+Merge = Literal["newer", "older", "under", "over"]
+
+
+def merge_order(older: tuple[int, bool], newer: tuple[int, bool]) -> Merge:
+    """How a screen frame not sent (or drawn) yet takes a newer one of the same tab, each given
+    as (serial, full): keep the `newer` or the `older` whole, lay the newer's rows `under` the
+    older's (a snapshot that came after diffs built later than it; the result is full), or
+    `over` them (consecutive diffs: every row that changed after one is in the next; the
+    result is full if the older was). The host merges frames for a UI that reads slowly by
+    this rule, and the UI the ones it has not drawn yet (README.md, "Screen frames")."""
+    (old_serial, old_full), (new_serial, new_full) = older, newer
+    if new_full:
+        if new_serial >= old_serial:
+            return "newer"
+        return "older" if old_full else "under"
+    return "older" if new_serial <= old_serial else "over"
+
+
+# -- up ---------------------------------------------------------------------------------------
+
 class _Input(TypedDict):
     t: Literal["input"]
     tab: TabId

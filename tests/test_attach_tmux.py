@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TIKI, wait_until
+from term_helpers import rss_mb
 from tmux_outer import Outer, alive, gone_after
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
@@ -219,6 +220,39 @@ def test_a_ui_whose_terminal_dies_mid_flood_exits_and_the_tabs_run_on(tiki_env, 
         tiki(tiki_env, "terminal-key", "sh", "ctrl+c")
         tiki(tiki_env, "terminal-send", "sh", "echo after-$((3+3))")
         wait_until(lambda: "after-6" in read(tiki_env, "sh"), 10, 0.1, what="the tab to run on")
+    finally:
+        outer.close()
+
+
+def test_a_ui_behind_a_stalled_terminal_holds_one_screen_and_shows_now_when_it_moves(tiki_env, tmp_path):
+    """The terminal stops reading for a while during a flood (a frozen SSH link, a laptop
+    asleep, the emulator stopped), then reads again. Meanwhile the UI keeps no more than a
+    screenful of frames to draw (it read every frame the host sent and queued them all: its
+    memory grew ~1 MB a second), and once the terminal moves it shows the tab as it is now
+    (it replayed every frame it had missed: 0.5 s after a 30 s stall the screen showed output
+    20 s old)."""
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.literal("w0", 'while :; do echo "flood $EPOCHREALTIME"; done')
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "flood ")
+        ui = outer.ui_pid("w0")
+        assert ui is not None
+        server = int(outer.tmux("display-message", "-p", "#{pid}").strip())
+        os.kill(server, signal.SIGSTOP)
+        try:
+            wait_until(lambda: output_stuck(ui), 15, 0.1, what="the UI's output to be stuck")
+            before = rss_mb(ui)
+            time.sleep(12)
+            grown = rss_mb(ui) - before
+        finally:
+            os.kill(server, signal.SIGCONT)
+        resumed = time.time()
+        time.sleep(0.3)
+        stamps = [float(found) for found in re.findall(r"flood (\d+\.\d+)", outer.screen("w0"))]
+        assert stamps and resumed - max(stamps) < 2, f"the screen shows output {resumed - max(stamps):.1f} s old"
+        assert grown < 5, f"the UI grew {grown:.1f} MB behind a stalled terminal"
     finally:
         outer.close()
 

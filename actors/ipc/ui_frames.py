@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...protocol.ui import merge_order
 from ...terminals.rows import sgr_of
 from ..coordinator.events import ConsentNeeded, RunEvent
 from ..events import (
@@ -61,24 +62,17 @@ class ScreenFrame:
 
     def merge(self, newer: "ScreenFrame") -> "ScreenFrame":
         """This frame (not sent yet) followed by `newer` (which arrived after it): one frame that
-        brings a UI to the same screen.
-
-        Diffs come from consecutive takes of a tab's changed rows, so a row that changed after
-        one diff is in the next: laying later diffs over earlier ones (or over a snapshot) is
-        always right. A snapshot from `watch` can arrive after diffs built later than it
-        (they travel different paths; serials tell): it is laid under them. A diff older than
-        the snapshot it follows is dropped."""
-        if newer.full:
-            if newer.serial >= self.serial or self.full:
-                return newer if newer.serial >= self.serial else self
-            lines = dict(newer.lines)
-            lines.update(self.lines)  # the later diffs on top of the late snapshot
-            return ScreenFrame(self.tab, self.serial, True, self.meta, lines)
-        if newer.serial <= self.serial:
+        brings a UI to the same screen. Diffs come from consecutive takes of a tab's changed
+        rows; a snapshot from `watch` can arrive after diffs built later than it (they travel
+        different paths; serials tell). The rule: protocol.ui.merge_order."""
+        how = merge_order((self.serial, self.full), (newer.serial, newer.full))
+        if how == "newer":
+            return newer
+        if how == "older":
             return self
-        lines = dict(self.lines)
-        lines.update(newer.lines)
-        return ScreenFrame(self.tab, newer.serial, self.full, newer.meta, lines)
+        if how == "under":  # the later diffs on top of the late snapshot
+            return ScreenFrame(self.tab, self.serial, True, self.meta, {**newer.lines, **self.lines})
+        return ScreenFrame(self.tab, newer.serial, self.full, newer.meta, {**self.lines, **newer.lines})
 
     def body(self) -> str:
         rows = ",".join(f'"{row}":{text}' for row, text in sorted(self.lines.items()))

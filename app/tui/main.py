@@ -23,6 +23,7 @@ from .agent_panel import AgentPanel
 from .clipboard import Clipboard
 from .commands import Commands
 from .dialogs import ConsentScreen
+from .frame_inbox import FrameInbox
 from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
 from .keys import key_to_bytes
 from .messages import Detached, HostEvent, PanelNote, PrefixKey, PrefixPending, TypedToTab
@@ -52,6 +53,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         self._consents: dict[str, ConsentScreen] = {}
         self.detached_reason: str | None = None
         self._wanted: int | None = None  # a tab to show as soon as the tab list has it
+        self.frames = FrameInbox()  # screen frames from the host not drawn yet, one per tab
         self.notifier = Notifier(self)
 
     def compose(self) -> ComposeResult:
@@ -70,8 +72,7 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
         if self.ui.get("theme") in self.available_themes:
             self.theme = self.ui["theme"]
         hello = self.client.hello
-        self.client.start(lambda event: self.post_message(HostEvent(event)),
-                          lambda reason: self.post_message(Detached(reason)))
+        self.client.start(self._from_host, lambda reason: self.post_message(Detached(reason)))
         self.apply_panel()
         self.view.focus()
         self.notifier.start(hello)
@@ -196,11 +197,18 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
 
     # -- what the host says ------------------------------------------------------------------
 
+    def _from_host(self, event: dict[str, Any]) -> None:
+        """The session's reader thread: screen frames wait merged (frame_inbox), the rest queue."""
+        if event.get("kind") != "screen" or self.frames.put(event):
+            self.post_message(HostEvent(event))
+
     def on_host_event(self, message: HostEvent) -> None:
         event = message.event
         kind = event.get("kind")
         if kind == "screen":
-            self.view.apply_frame(event)
+            frame = self.frames.take(event["tab"])
+            if frame is not None:
+                self.view.apply_frame(frame)
         elif kind == "history":
             self.view.apply_history(event)
         elif kind == "clipboard":
