@@ -1,6 +1,7 @@
 """The UI protocol's messages (see protocol/README.md): what a UI sends up its session, one
 JSON object per line, each with its type in `t`. The host checks every message against these
-(`protocol.schema.check`); what comes down is described in the README.
+(`protocol.schema.check`); what comes down is described in the README, and how two screen
+frames of a tab merge into one is `merge_order` (the host and the UI both merge by it).
 
 A session starts with the `ui.attach` request (protocol.ops.UI_ATTACH) carrying `VERSION`.
 """

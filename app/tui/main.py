@@ -24,15 +24,16 @@ from .clipboard import Clipboard
 from .commands import Commands
 from .dialogs import ConsentScreen
 from .frame_inbox import FrameInbox
+from .host_events import HostEvents
 from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
 from .keys import key_to_bytes
-from .messages import Detached, HostEvent, PanelNote, PrefixKey, PrefixPending, TypedToTab
+from .messages import Detached, PrefixKey, PrefixPending, TypedToTab
 from .notify import Notifier
 from .tab_bar import TabBar
 from .terminal_view import TerminalView
 
 
-class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
+class TikiApp(Clipboard, Commands, HostEvents, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"
@@ -194,70 +195,6 @@ class TikiApp(Clipboard, Commands, App, inherit_bindings=False):
             settings_store.save(self.ui)
         except OSError as exc:
             self.panel.write(f"cannot save UI settings: {exc}", "red")
-
-    # -- what the host says ------------------------------------------------------------------
-
-    def _from_host(self, event: dict[str, Any]) -> None:
-        """The session's reader thread: screen frames wait merged (frame_inbox), the rest queue."""
-        if event.get("kind") != "screen" or self.frames.put(event):
-            self.post_message(HostEvent(event))
-
-    def on_host_event(self, message: HostEvent) -> None:
-        event = message.event
-        kind = event.get("kind")
-        if kind == "screen":
-            frame = self.frames.take(event["tab"])
-            if frame is not None:
-                self.view.apply_frame(frame)
-        elif kind == "history":
-            self.view.apply_history(event)
-        elif kind == "clipboard":
-            self.program_copied(event)
-        elif kind == "tabs":
-            self._set_tabs(event["tabs"])
-        elif kind == "tab_exited":
-            self._note_exit(event["tab"], event["name"], event["exit_code"])
-        elif kind == "chat":
-            mark = "" if event["verified"] else " (unverified)"
-            self.panel.write(f"[{event['sender']}] {event['text']}{mark}", "magenta")
-        elif kind == "run":
-            self.panel.show_run_event(event["run"])
-        elif kind == "consent":
-            self._ask_consent(event)
-        elif kind == "consent_closed":
-            screen = self._consents.pop(event["request_id"], None)
-            if screen is not None and screen.is_attached:
-                screen.dismiss(None)
-        elif kind == "peer":
-            self.tab_bar.set_handshake(event["name"], event["state"])
-            if event.get("note"):
-                self.panel.write(f"{event['name']}: {event['note']}", "yellow")
-        elif kind == "note":
-            self.panel.write(f"{event['sender']}: {event['text']}", "yellow" if event["level"] == "warning" else "red")
-        elif kind in ("agent_state", "agent_notice"):
-            self.notifier.event(event)
-        elif kind == "backend":
-            self.panel.set_ai_available(event.get("problem"))
-        elif kind == "error":
-            self.panel.write(f"host: {event['message']}", "red")
-
-    def on_detached(self, message: Detached) -> None:
-        self.detached_reason = message.reason
-        self.exit(return_code=0 if "stopping" in message.reason else 1)
-
-    def on_panel_note(self, message: PanelNote) -> None:
-        self.panel.write(message.text, message.style)
-
-    def _ask_consent(self, question: dict[str, Any]) -> None:
-        request_id = question["request_id"]
-
-        def answered(decision: str | None) -> None:
-            if self._consents.pop(request_id, None) is not None:
-                self.client.consent(request_id, decision or "deny")
-
-        screen = ConsentScreen(question["tab"], question["tool"], question.get("args") or {})
-        self._consents[request_id] = screen
-        self.push_screen(screen, answered)
 
     # -- tabs --------------------------------------------------------------------------------
 
