@@ -44,12 +44,17 @@ class ScreenFixes:
         return 2 if kind == "ri" else 0
 
     def _erase_history(self) -> None:
-        """ED 3: the history goes (counted as dropped), the screen stays as it is."""
-        styled = self._vt.lines()
-        self._plain.drop(max(0, len(styled) - self._rows))  # type: ignore[attr-defined]
+        """ED 3: the history goes (counted as dropped), the screen stays as it is. On the
+        alternate screen it is the primary screen's history that goes, as in tmux."""
+        state = self._vt.dump()
+        if self._modes.alt_screen:
+            # pyavt counts the alternate screen's rows here; the old Vt is dropped below, so it
+            # may go back to the primary screen to have its history rows counted.
+            self._vt.feed_str("\x1b[?1047l")
+        self._plain.drop(max(0, len(self._vt.lines()) - self._rows))  # type: ignore[attr-defined]
         self._plain.clear()  # type: ignore[attr-defined]
         vt = avt.Vt(self._cols, self._rows, scrollback_limit=self._styled)  # type: ignore[attr-defined]
-        vt.feed_str(self._vt.dump())
+        vt.feed_str(state)
         self._vt = vt
         self._counted_history(0)  # type: ignore[attr-defined]
 

@@ -92,6 +92,12 @@ def test_erase_saved_lines_on_the_alternate_screen_clears_the_primary_history():
     assert not screen.alt_screen and screen.total_lines == 3
     assert screen.visible_rows() == ["primary 48", "primary 49", "prompt$"]
     assert screen.cursor[:2] == (2, 8)
+    # The 48 rows erased count as dropped, as on the primary screen: a UI that numbered them
+    # must not take the rows printed next for them.
+    assert screen.dropped == 48
+    screen.feed(b"\r\nafter\r\n")
+    page = screen.history_page(0, 10, start=48)  # the row numbered 48: the oldest kept
+    assert [row[0][0].rstrip() for row in page.lines] == ["primary 48", "primary 49"]
 
 
 def test_changed_rows_and_styles():
