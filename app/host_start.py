@@ -2,7 +2,8 @@
 
 A host started here is `tiki serve` in its own session: no controlling terminal (closing the
 terminal, SSH loss or a SIGHUP reaches the UI, never the host), stdin from /dev/null, output
-appended to `host.log` in the state directory. The UI waits until it answers. After a host
+appended to `host.log` in the state directory (past LOG_ROTATE bytes it becomes `host.log.1` at the
+next start, so the log stays bounded and the last one stays readable). The UI waits until it answers. After a host
 crash the socket it left is cleared by the new host, which serves the workspace the crashed one
 served (actors/host_record).
 Imports nothing heavy.
@@ -21,6 +22,7 @@ from ..protocol import ops, paths
 from .client import ClientTimeout, HostError, NoHost, call
 
 READY_TIMEOUT = 60.0  # seconds a new host may take to start its tabs and answer
+LOG_ROTATE = 1_000_000  # bytes of host.log after which a background start begins a new one
 
 
 class HostStartFailed(Exception):
@@ -61,6 +63,7 @@ def start_background(workspace: Path | None) -> subprocess.Popen:
     except paths.StateDirError as exc:
         raise HostStartFailed(str(exc)) from None
     log = log_file()
+    _rotate(log)
     argv = [sys.executable, "-m", "tikitaka.app.cli", "serve"]
     if workspace is not None:
         argv += ["--workspace", str(workspace)]
@@ -75,6 +78,14 @@ def start_background(workspace: Path | None) -> subprocess.Popen:
         handle.flush()
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=handle, stderr=handle,
                                 start_new_session=True, close_fds=True)
+
+
+def _rotate(log: Path) -> None:
+    try:
+        if log.stat().st_size > LOG_ROTATE:
+            os.replace(log, log.with_name(log.name + ".1"))  # (a second `tiki` at once: one wins)
+    except OSError:
+        pass  # no log yet, or it just went
 
 
 def wait_ready(proc: subprocess.Popen, socket_path: Path, timeout: float = READY_TIMEOUT) -> dict:
