@@ -23,7 +23,8 @@ from typing import Any
 import pykka
 
 from ..protocol import ops, paths
-from ..protocol.settings import Settings, SettingsError, parse_settings
+from ..protocol.config_file import SettingsError, parse_settings
+from ..protocol.settings import Settings
 from . import host_record
 from .coordinator import ops as coordinator
 from .event_log import EventLog
@@ -94,7 +95,7 @@ def load_settings() -> Settings:
     try:
         return parse_settings(text)
     except SettingsError as exc:
-        raise HostError(f"{path}: {exc}") from None
+        raise HostError(paths.at_settings_file(str(exc))) from None
 
 
 def resolve_workspace(explicit: Path | None, predecessor: host_record.Predecessor | None = None,

@@ -65,6 +65,13 @@ def settings_file() -> Path:
     return config_dir() / "config.toml"
 
 
+def at_settings_file(message: str) -> str:
+    """A fault found in config.toml (`config_file.SettingsError`, which names it so), naming the
+    file by its whole path."""
+    name = "config.toml"
+    return str(settings_file()) + message[len(name):] if message.startswith(name) else message
+
+
 class StateDirError(Exception):
     """The state directory cannot be made or written; the message names it and the fix."""
 

@@ -1,22 +1,17 @@
 """User settings as pydantic models, one docstring per field.
 
-Read from `config.toml` in the config directory (see `protocol.paths`); every field has a
-default, so a missing file or section means "defaults". Environment variables named in a
-field's docstring override the file. Parsing is pure: callers read the file.
+Read from `config.toml` in the config directory (see `protocol.paths`) by `config_file`; every
+field has a default, so a missing file or section means "defaults". Environment variables
+named in a field's docstring override the file.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any, Literal, Mapping
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from .keys import UnknownKey, canonical_key
 
 
 class _Section(BaseModel):
@@ -108,16 +103,6 @@ class CoordinatorSettings(_Section):
     allow_shell: bool = False
     """Let the coordinator type into shell tabs without asking (headless hosts)."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _old_think(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "think" in data:
-            data = dict(data)
-            think = data.pop("think")
-            data.setdefault("reasoning", "on" if think else "off")
-            notice('config.toml: `think = ...` is now `reasoning = "on" | "off" | "auto"` (read as before for now)')
-        return data
-
     @model_validator(mode="after")
     def _room_for_a_reply(self) -> "CoordinatorSettings":
         if self.reply_tokens > self.num_ctx // 2:
@@ -176,19 +161,29 @@ class NotifySettings(_Section):
     """Only for tabs that are not in front in the TUI (a tab you are looking at needs no badge)."""
 
 
-class UiSettings(_Section):
-    panel: Literal["right", "bottom", "hidden"] = "right"
-    """Where the agent panel docks."""
-
-    theme: str = "textual-dark"
-    """Textual theme name."""
+DEFAULT_PREFIX = "ctrl+\\"
 
 
 class KeySettings(_Section):
-    prefix: str = "ctrl+\\"
+    prefix: str = DEFAULT_PREFIX
     """The key before tikitaka's own commands in the UI (prefix then `d` detaches, `?` lists
     them all), spelled as `tiki terminal-key` spells keys; the prefix twice sends it to the
     program in the tab. Every other key goes to the program."""
+
+    @field_validator("prefix")
+    @classmethod
+    def _a_command_key(cls, name: str) -> str:
+        # Checked with the rest of the file (by the host, for itself and for each UI that
+        # attaches), so a bad prefix is named before anything starts.
+        try:
+            key = canonical_key(name)
+        except UnknownKey as exc:
+            raise ValueError(f"{name!r} is not a key ({exc}); write it as `tiki terminal-key` does, e.g. "
+                             f'prefix = "ctrl+t" (the default is "{DEFAULT_PREFIX}")') from None
+        if len(key) == 1 or key == "space":
+            raise ValueError(f"{name!r} is a plain character, which could never be typed into a program; "
+                             'use a control key such as "ctrl+t"')
+        return name
 
 
 class Settings(_Section):
@@ -196,81 +191,4 @@ class Settings(_Section):
     coordinator: CoordinatorSettings = CoordinatorSettings()
     peers: PeerSettings = PeerSettings()
     notify: NotifySettings = NotifySettings()
-    ui: UiSettings = UiSettings()
     keys: KeySettings = KeySettings()
-
-
-class SettingsError(ValueError):
-    """The config file is not valid TOML or has a field of the wrong type; the message names it."""
-
-
-def parse_settings(text: str, env: Mapping[str, str] | None = None) -> Settings:
-    """Parse `config.toml` text and apply environment overrides."""
-    try:
-        data = tomllib.loads(text) if text.strip() else {}
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"config.toml is not valid TOML: {exc}") from None
-    data = _renamed_sections(data)
-    try:
-        settings = Settings.model_validate(data)
-    except ValidationError as exc:
-        raise SettingsError("config.toml: " + "; ".join(_explain(err) for err in exc.errors())) from None
-    return apply_env(settings, os.environ if env is None else env)
-
-
-def _renamed_sections(data: dict) -> dict:
-    """`[reactor]` is the old name of `[coordinator]`: still read, with a one-line notice, so
-    no user's config breaks."""
-    if "reactor" not in data:
-        return data
-    data = dict(data)
-    old = data.pop("reactor")
-    if "coordinator" in data:
-        raise SettingsError("config.toml has both [reactor] and [coordinator]: [reactor] is the old name; "
-                            "move its settings into [coordinator]")
-    data["coordinator"] = old
-    notice("config.toml: [reactor] is now called [coordinator]; rename the section (read as before for now)")
-    return data
-
-
-_noticed: set[str] = set()
-
-
-def notice(text: str) -> None:
-    """A one-line notice on stderr, once per process (a `tiki serve` log, `tiki doctor`)."""
-    if text not in _noticed:
-        _noticed.add(text)
-        print(f"tiki: {text}", file=sys.stderr)
-
-
-def _explain(err: Mapping[str, Any]) -> str:
-    where = ".".join(str(p) for p in err["loc"])
-    if err["type"] == "extra_forbidden":
-        section: type[BaseModel] = Settings
-        for part in err["loc"][:-1]:
-            section = section.model_fields[str(part)].annotation  # type: ignore[assignment]
-        known = ", ".join(section.model_fields)
-        return f"unknown setting '{where}' (known here: {known})"
-    return f"{where}: {err['msg']}"
-
-
-BACKENDS = ("auto", "ollama", "embedded", "openai")
-
-
-def apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
-    coordinator = settings.coordinator
-    updates: dict[str, object] = {}
-    backend = env.get("TIKI_BACKEND")
-    if backend:
-        if backend not in BACKENDS:
-            raise SettingsError(f"TIKI_BACKEND={backend!r} is not a backend; use one of: {', '.join(BACKENDS)}")
-        updates["backend"] = backend
-    if env.get("TIKI_MODEL"):
-        updates["model"] = env["TIKI_MODEL"]
-    if env.get("OLLAMA_HOST"):
-        updates["ollama_host"] = env["OLLAMA_HOST"]
-    if env.get("TIKI_BASE_URL"):
-        updates["base_url"] = env["TIKI_BASE_URL"]
-    if updates:
-        settings = settings.model_copy(update={"coordinator": coordinator.model_copy(update=updates)})
-    return settings

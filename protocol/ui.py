@@ -12,12 +12,14 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from .schema import Length, Range
 
-VERSION = 2
-"""The UI protocol version (2: history rows numbered for good, `dropped` and `start`). A host
-refuses a UI that speaks another one, saying which."""
+VERSION = 3
+"""The UI protocol version (2: history rows numbered for good, `dropped` and `start`; 3: the
+UI's config.toml checked by the host, `settings` up and `keys` in `hello`). A host refuses a UI
+that speaks another one, saying which."""
 
 MAX_MESSAGE = 1024 * 1024  # bytes in one up message (a paste larger than this is cut by the UI)
 DEFAULT_FPS = 60
+MAX_SETTINGS = 256 * 1024  # characters of config.toml an attach may carry
 MAX_PAGE = 10_000  # history rows in one `scrollback` answer (the default history: all of it)
 
 TabId = Annotated[int, Range(1)]
@@ -167,6 +169,10 @@ class UiAttach(_UiAttach, total=False):
     rows: Annotated[int, Range(1, 500)]
     fps: Annotated[int, Range(1, 240)]  # at most this many screen frames a second (default 60)
     tab: Annotated[int, Range(1)] | None  # watch this tab at once
+    # The text of the UI's config.toml ("" when it has none): the host checks it as it checks
+    # its own and refuses the attach, naming the fault, if it is not valid; `hello` then
+    # carries its [keys]. (The UI needs no settings models of its own: ~0.1 s of its start.)
+    settings: Annotated[str, Length(max=MAX_SETTINGS)]
 
 
 class UiDetached(TypedDict):

@@ -19,7 +19,8 @@ from fake_ollama import Reply
 from tikitaka.actors.coordinator.events import ToolEnd
 from tikitaka.actors.events import AgentNotice, AgentStateChanged
 from tikitaka.actors.host import Host, HostOptions
-from tikitaka.protocol.settings import NotifySettings, Settings, SettingsError, parse_settings
+from tikitaka.protocol.config_file import SettingsError, parse_settings
+from tikitaka.protocol.settings import NotifySettings, Settings
 
 STANDINS = Path(__file__).parent / "standins"
 

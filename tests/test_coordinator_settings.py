@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tikitaka.protocol.settings import SettingsError, parse_settings
+from tikitaka.protocol.config_file import SettingsError, parse_settings
 
 
 def test_the_coordinator_section_is_read():

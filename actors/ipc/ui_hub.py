@@ -114,7 +114,7 @@ class UiHub:
                 "active": next((t["id"] for t in tabs if t["name"] == active), None),
                 "coordinator": self._host.service("coordinator") is not None,
                 "peers": peers, "consents": list(self._consents.values()),
-                "notify": _notify_settings(self._host),
+                "notify": _notify_settings(self._host), **session.config,
             })
             self.sessions.append(session)
         if first:

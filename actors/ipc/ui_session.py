@@ -21,6 +21,7 @@ from typing import Any
 import pykka
 
 from ...protocol import ipc, ops, ui
+from ...protocol.config_file import SettingsError, parse_settings
 from ...protocol.schema import SchemaError, check
 from ..errors import BadArguments, TikiError
 from .context import OpContext
@@ -44,7 +45,22 @@ def attach(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         raise TikiError(f"this is tab '{inside}' of the host it would attach to: a UI here would show itself "
                         "inside itself. Switch tabs in the UI this tab is shown in (the prefix, then the tab's "
                         "number), or run `tiki` in a terminal outside the host's tabs")
-    return UiSession(ctx, hub, args).serve()
+    return UiSession(ctx, hub, args, _config(ctx, args.get("settings"))).serve()
+
+
+def _config(ctx: OpContext, text: str | None) -> dict[str, Any]:
+    """What a UI's `hello` says of its config.toml: the [keys] to use, and notices about old
+    spellings for its panel. The text it sent is checked here as the host checked its own (a
+    fault refuses the attach, named); without one, the host's own settings answer."""
+    notes: list[str] = []
+    if text is None:
+        settings = ctx.host.settings
+    else:
+        try:
+            settings = parse_settings(text, env={}, notes=notes)  # (the environment overrides nothing in [keys])
+        except SettingsError as exc:
+            raise BadArguments(str(exc)) from None
+    return {"keys": settings.keys.model_dump(), "notes": notes}
 
 
 HANDLERS = {ops.UI_ATTACH: attach}
@@ -55,8 +71,9 @@ def _no_events(event: dict[str, Any]) -> None:
 
 
 class UiSession:
-    def __init__(self, ctx: OpContext, hub: Any, args: dict[str, Any]) -> None:
+    def __init__(self, ctx: OpContext, hub: Any, args: dict[str, Any], config: dict[str, Any]) -> None:
         self.id = next(_ids)
+        self.config = config  # for its hello: keys, notes
         self._ctx, self._hub, self._host = ctx, hub, ctx.host
         self._conn: socket.socket = ctx.conn  # type: ignore[assignment]
         self._client = args.get("client", "a UI")

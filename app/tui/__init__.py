@@ -16,7 +16,6 @@ from pathlib import Path
 
 def run_tui(args: argparse.Namespace) -> int:
     from ...protocol import paths
-    from ...protocol.settings import SettingsError, parse_settings
     from ..host_start import HostStartFailed, ensure_host
     from ..ui_client import HostError, NoHost, UiClient
     from .keymap import PrefixError, prefix_bytes
@@ -24,12 +23,13 @@ def run_tui(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("tiki: the UI needs a terminal; `tiki serve` runs a host without one", file=sys.stderr)
         return 2
+    # The host checks this UI's config.toml as it checks its own and sends back its [keys] (the
+    # UI loads no settings models: ~0.1 s of every attach). A host started below checks it at
+    # its start and does not come up with a fault in it; its log says which.
     try:
-        text = paths.settings_file().read_text(encoding="utf-8") if paths.settings_file().exists() else ""
-        prefix = parse_settings(text).keys.prefix
-        prefix_bytes(prefix)
-    except (OSError, SettingsError, PrefixError) as exc:
-        print(f"tiki: {exc}", file=sys.stderr)
+        settings = paths.settings_file().read_text(encoding="utf-8") if paths.settings_file().exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"tiki: cannot read {paths.settings_file()}: {exc}", file=sys.stderr)
         return 1
     socket_path = paths.socket_path()
     workspace: Path | None = getattr(args, "workspace", None)
@@ -43,9 +43,11 @@ def run_tui(args: argparse.Namespace) -> int:
               "`tiki shutdown` stops it and its tabs.", file=sys.stderr)
     client = UiClient(socket_path, client=f"tiki (pid {os.getpid()})")
     try:
-        client.connect()
-    except (NoHost, HostError) as exc:
-        print(f"tiki: {getattr(exc, 'message', exc)}", file=sys.stderr)
+        prefix = client.connect(settings=settings).get("keys", {}).get("prefix", "")
+        prefix_bytes(prefix)
+    except (NoHost, HostError, PrefixError) as exc:
+        client.close()
+        print(f"tiki: {paths.at_settings_file(getattr(exc, 'message', str(exc)))}", file=sys.stderr)
         return 1
     # A host started just now may have something to say about its start (a workspace restored
     # after a crash): the panel shows it.

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_PREFIX = "ctrl+\\"
-
 
 @dataclass(frozen=True)
 class PrefixCommand:
@@ -63,33 +61,20 @@ def key_label(keys: str) -> str:
 
 # -- the prefix key ----------------------------------------------------------------------------
 
-# Control chords with punctuation, until `terminal-key` spells them (issue 11): the C0 byte a
-# terminal sends for each.
-_CTRL_PUNCT = {"\\": b"\x1c", "]": b"\x1d", "^": b"\x1e", "_": b"\x1f", "@": b"\x00", "space": b"\x00"}
-
-
 class PrefixError(ValueError):
     """`[keys] prefix` names no key; the message says what to write."""
 
 
 def prefix_bytes(name: str) -> bytes:
-    """What the outer terminal sends for the prefix key `name` (terminal-key spelling)."""
+    """What the outer terminal sends for the prefix key `name` (terminal-key spelling). The
+    host checked it with the rest of config.toml (`protocol.settings.KeySettings`) before it
+    told the UI; PrefixError is for a host that did not."""
     from ...terminals.keys import UnknownKey, key_bytes
 
-    spelled = name.strip().lower()
-    chord = spelled.removeprefix("ctrl+").removeprefix("ctrl-")
-    if spelled != chord and chord in _CTRL_PUNCT:
-        return _CTRL_PUNCT[chord]
     try:
-        data = key_bytes(name)
+        return key_bytes(name.strip())
     except UnknownKey as exc:
-        raise PrefixError(f"config.toml: [keys] prefix = {name!r} is not a key ({exc}); write it as "
-                          f"`tiki terminal-key` does, e.g. prefix = \"ctrl+t\" (the default is \"{DEFAULT_PREFIX}\")"
-                          ) from None
-    if len(data) == 1 and 0x20 <= data[0] < 0x7F:
-        raise PrefixError(f"config.toml: [keys] prefix = {name!r} is a plain character, which could never be "
-                          "typed into a program; use a control key such as \"ctrl+t\"")
-    return data
+        raise PrefixError(f"config.toml: [keys] prefix = {name!r} is not a key ({exc})") from None
 
 
 def prefix_label(name: str) -> str:

@@ -84,6 +84,8 @@ class TikiApp(Clipboard, Commands, HostEvents, App, inherit_bindings=False):
             self._ask_consent(question)
         if self._notice:
             self.panel.write(f"host: {self._notice}", "yellow")
+        for note in hello.get("notes") or ():  # old spellings in this UI's config.toml
+            self.panel.write(note, "yellow")
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
         self.app_resume_signal.subscribe(self, self._redraw_all)

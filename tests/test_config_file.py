@@ -1,0 +1,40 @@
+"""Reading config.toml: the prefix key is checked with the rest of the file, and old spellings
+are read as before with a notice -- on stderr for the host, into the notes a UI shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from tikitaka.protocol import config_file
+from tikitaka.protocol.config_file import SettingsError, parse_settings
+
+
+@pytest.mark.parametrize("prefix", ["ctrl+t", "ctrl+\\\\", "C-a", "alt+x", "f12", "ctrl+space"])
+def test_a_prefix_that_is_a_key_is_taken_as_written(prefix):
+    assert parse_settings(f'[keys]\nprefix = "{prefix}"\n', env={}).keys.prefix == prefix.replace("\\\\", "\\")
+
+
+@pytest.mark.parametrize(("prefix", "words"), [
+    ("t", "'t' is a plain character"), ("space", "'space' is a plain character"),
+    ("shift+a", "'shift+a' is a plain character"), ("ctrl+nope", "'ctrl+nope' is not a key"),
+    ("", "'' is not a key"),
+])
+def test_a_prefix_that_could_not_work_is_named_with_the_fix(prefix, words):
+    with pytest.raises(SettingsError) as bad:
+        parse_settings(f'[keys]\nprefix = "{prefix}"\n', env={})
+    message = str(bad.value)
+    assert message.startswith("config.toml: keys.prefix: ") and words in message and '"ctrl+t"' in message
+    assert "Value error" not in message  # pydantic's words are not the user's
+
+
+def test_old_spellings_are_read_as_before_and_noted(capsys, monkeypatch):
+    monkeypatch.setattr(config_file, "_noticed", set())  # (another test may have said it in this process)
+    notes: list[str] = []
+    settings = parse_settings('[reactor]\nthink = true\nmodel = "m"\n[ui]\npanel = "bottom"\n', env={}, notes=notes)
+    assert (settings.coordinator.model, settings.coordinator.reasoning) == ("m", "on")
+    assert len(notes) == 3 and capsys.readouterr().err == ""  # into the notes, not stderr
+    assert any("[ui] is not read" in note and "ui.toml" in note for note in notes)
+    parse_settings("[coordinator]\nthink = false\n", env={})  # no notes given: stderr, once a process
+    parse_settings("[coordinator]\nthink = false\n", env={})
+    assert capsys.readouterr().err.count("is now `reasoning") == 1
+    assert parse_settings("[coordinator]\nthink = false\n", env={}).coordinator.reasoning == "off"
