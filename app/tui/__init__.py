@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    from ...protocol import paths
+    from ...protocol import paths, ui
     from ..host_start import HostStartFailed, ensure_host
     from ..ui_client import HostError, NoHost, UiClient
     from .keymap import PrefixError, prefix_bytes
@@ -30,6 +30,10 @@ def run_tui(args: argparse.Namespace) -> int:
         settings = paths.settings_file().read_text(encoding="utf-8") if paths.settings_file().exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         print(f"tiki: cannot read {paths.settings_file()}: {exc}", file=sys.stderr)
+        return 1
+    if len(settings) > ui.MAX_SETTINGS:
+        print(f"tiki: {paths.settings_file()} has {len(settings):,} characters; settings are at most "
+              f"{ui.MAX_SETTINGS:,}: is it the right file?", file=sys.stderr)
         return 1
     socket_path = paths.socket_path()
     workspace: Path | None = getattr(args, "workspace", None)
