@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import NoReturn
 
 from ..protocol import ipc
@@ -39,9 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tiki", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--workspace", type=Path, metavar="FILE",
-                        help="workspace TOML for a host started now (default: the one a host that did not shut down "
-                        "served, else ./tiki.toml, else the saved workspace)")
+    host.ui_arguments(parser)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMAND_MODULES:

@@ -21,9 +21,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("attach", help="attach a UI to the running host (started in the background if none "
                                       "runs); the same as `tiki` alone")
-    p.add_argument("--workspace", type=_path, metavar="FILE",
-                   help="workspace TOML for a host started now (default: the one a host that did not shut down "
-                        "served, else ./tiki.toml, else the saved workspace)")
+    ui_arguments(p)
     p.set_defaults(func=cmd_attach)
 
     p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
@@ -81,6 +79,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         host.stop()
     return 0
+
+
+def ui_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `tiki attach`, which `tiki` alone takes too."""
+    parser.add_argument("--workspace", type=_path, metavar="FILE",
+                        help="workspace TOML for a host started now (default: the one a host that did not shut "
+                             "down served, else ./tiki.toml, else the saved workspace)")
+    parser.add_argument("-t", "--tab", metavar="TAB",
+                        help="show this tab first: its name (as `tiki terminal-list` lists it) or its number in "
+                             "the tab bar")
 
 
 def cmd_attach(args: argparse.Namespace) -> int:

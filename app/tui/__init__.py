@@ -53,9 +53,28 @@ def run_tui(args: argparse.Namespace) -> int:
         client.close()
         print(f"tiki: {paths.at_settings_file(getattr(exc, 'message', str(exc)))}", file=sys.stderr)
         return 1
+    first = None
+    if getattr(args, "tab", None):
+        first = _tab_named(client.hello.get("tabs") or [], args.tab)
+        if first is None:
+            client.close()
+            names = ", ".join(f"{n}: {t['name']}" for n, t in enumerate(client.hello.get("tabs") or [], 1))
+            print(f"tiki: no tab '{args.tab}'; the tabs are {names or '(none)'}", file=sys.stderr)
+            return 2
     # A host started just now may have something to say about its start (a workspace restored
     # after a crash): the panel shows it.
-    return _run_app(client, prefix, info.get("workspace_note") if started else None)
+    return _run_app(client, prefix, info.get("workspace_note") if started else None, first)
+
+
+def _tab_named(tabs: list[dict], wanted: str) -> int | None:
+    """The id of the tab `wanted` names: its name (case-insensitive, as tab names are), else its
+    number in the tab bar."""
+    for tab in tabs:
+        if tab["name"].casefold() == wanted.casefold():
+            return tab["id"]
+    if wanted.isdigit() and 1 <= int(wanted) <= len(tabs):
+        return tabs[int(wanted) - 1]["id"]
+    return None
 
 
 # Textual repaints on a timer of its own (60 a second by default): a frame that arrives just
@@ -72,7 +91,7 @@ def _load_app() -> type:
     return TikiApp
 
 
-def _run_app(client: object, prefix: str, notice: str | None = None) -> int:
+def _run_app(client: object, prefix: str, notice: str | None = None, first: int | None = None) -> int:
     TikiApp = _load_app()  # noqa: N806 - the class
 
     driver = None
@@ -80,7 +99,7 @@ def _run_app(client: object, prefix: str, notice: str | None = None) -> int:
         from .driver import RawDriver
 
         driver = RawDriver
-    app = TikiApp(client, prefix, notice=notice, driver_class=driver)
+    app = TikiApp(client, prefix, notice=notice, first=first, driver_class=driver)
     try:
         app.run()
     finally:

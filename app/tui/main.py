@@ -39,8 +39,10 @@ class TikiApp(Clipboard, Commands, HostEvents, App, inherit_bindings=False):
     TITLE = "tikitaka"
     COMMAND_PALETTE_BINDING = ""
 
-    def __init__(self, client: Any, prefix: str = "ctrl+\\", notice: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, client: Any, prefix: str = "ctrl+\\", notice: str | None = None, first: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._first = first  # the tab to show first (`tiki attach --tab`), else the host's active one
         self._notice = notice  # for the panel, once: what the host started for this UI had to say
         self.client = client
         self.prefix_name = prefix
@@ -77,7 +79,7 @@ class TikiApp(Clipboard, Commands, HostEvents, App, inherit_bindings=False):
         self.apply_panel()
         self.view.focus()
         self.notifier.start(hello)
-        self._set_tabs(hello.get("tabs", []), prefer=hello.get("active"))
+        self._set_tabs(hello.get("tabs", []), prefer=self._first or hello.get("active"))
         for name, state in (hello.get("peers") or {}).items():
             self.tab_bar.set_handshake(name, state.get("handshake", "not_connected"))
         for question in hello.get("consents", []):

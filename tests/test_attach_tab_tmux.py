@@ -1,0 +1,40 @@
+"""`tiki --tab NAME` / `tiki attach -t N`: the real `tiki` in tmux shows the tab named first, by
+name or by its number in the tab bar; a tab that is not there is named with the ones that are."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from conftest import TIKI
+from tmux_outer import Outer
+
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
+
+
+def tab(name: str) -> str:
+    return (f'[[tab]]\nname = "{name}"\n'
+            f'command = ["bash", "--norc", "--noprofile", "-c", "echo I-am-{name}; exec bash --norc --noprofile"]\n')
+
+
+def test_tiki_shows_the_tab_asked_for_first(tiki_env, tmp_path):
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one") + tab("Two") + tab("three"), ready="I-am-one")
+        outer.keys("w0", "C-\\", "d")
+        outer.wait("w0", "TIKI-EXIT=0")
+        for asked, shown in (("two", "I-am-Two"), ("3", "I-am-three"), ("ONE", "I-am-one")):
+            outer.keys("w0", "clear", "Enter")
+            outer.tiki("w0", "attach", "-t", asked) if asked.isdigit() else outer.tiki("w0", "--tab", asked)
+            screen = outer.wait("w0", shown)
+            assert not [other for other in ("I-am-one", "I-am-Two", "I-am-three") if other != shown and other in screen]
+            outer.keys("w0", "C-\\", "d")
+            outer.wait("w0", "TIKI-EXIT=0")
+        outer.keys("w0", "clear", "Enter")
+        outer.tiki("w0", "--tab", "four")
+        screen = outer.wait("w0", "TIKI-EXIT=2").replace("\n", "")
+        assert "no tab 'four'; the tabs are 1: one, 2: Two, 3: three" in screen
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        outer.close()
