@@ -40,6 +40,8 @@ def _parse(text: str, env: Mapping[str, str] | None) -> Settings:
         data = tomllib.loads(text) if text.strip() else {}
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"config.toml is not valid TOML: {exc}") from None
+    except RecursionError:  # (tomllib reads nested arrays and tables recursively)
+        raise SettingsError("config.toml is not valid settings: its arrays or tables nest too deeply") from None
     data = _old_sections(data)
     try:
         settings = Settings.model_validate(data)

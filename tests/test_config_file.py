@@ -38,3 +38,8 @@ def test_old_spellings_are_read_as_before_and_noted(capsys, monkeypatch):
     parse_settings("[coordinator]\nthink = false\n", env={})
     assert capsys.readouterr().err.count("is now `reasoning") == 1
     assert parse_settings("[coordinator]\nthink = false\n", env={}).coordinator.reasoning == "off"
+
+
+def test_a_file_nested_too_deeply_for_the_reader_is_named_not_a_crash():
+    with pytest.raises(SettingsError, match="nest too deeply"):
+        parse_settings("a = " + "[" * 100_000, env={})
