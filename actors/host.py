@@ -22,7 +22,7 @@ from typing import Any
 
 import pykka
 
-from ..protocol import ops, paths
+from ..protocol import ops, paths, toml_file
 from ..protocol.config_file import SettingsError, parse_settings
 from ..protocol.settings import Settings
 from . import host_record
@@ -87,11 +87,9 @@ class HostOptions:
 def load_settings() -> Settings:
     path = paths.settings_file()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    except OSError as exc:
-        raise HostError(f"cannot read {path}: {exc.strerror}") from None
+        text = toml_file.read(path) if path.exists() else ""
+    except toml_file.TomlError as exc:
+        raise HostError(f"{path} {exc}") from None
     try:
         return parse_settings(text)
     except SettingsError as exc:

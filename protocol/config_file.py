@@ -13,12 +13,8 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ValidationError
 
+from . import toml_file
 from .settings import Settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 
 class SettingsError(ValueError):
@@ -37,11 +33,9 @@ def parse_settings(text: str, env: Mapping[str, str] | None = None, notes: list[
 
 def _parse(text: str, env: Mapping[str, str] | None) -> Settings:
     try:
-        data = tomllib.loads(text) if text.strip() else {}
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"config.toml is not valid TOML: {exc}") from None
-    except RecursionError:  # (tomllib reads nested arrays and tables recursively)
-        raise SettingsError("config.toml is not valid settings: its arrays or tables nest too deeply") from None
+        data = toml_file.loads(text) if text.strip() else {}
+    except toml_file.TomlError as exc:
+        raise SettingsError(f"config.toml {exc}") from None
     data = _old_sections(data)
     try:
         settings = Settings.model_validate(data)

@@ -22,14 +22,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..protocol import toml_file
 from .agent_state_kind import identify, program_name
 from .agent_state_match import Matcher
 from .agent_state_model import FALLBACK_KIND, STATES, AgentProfile, AgentRulesError, Region, Rule
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 AGENT_KEYS = {"name", "commands", "signature", "signature_title", "signature_region", "replace_rules"}
 # condition keys; a rule matches when every condition it names holds
@@ -93,11 +89,9 @@ Layer = tuple[dict[str, Any], str]  # a parsed file and its path
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentRulesError(f"{path}: not valid TOML: {exc}; fix the syntax or remove the file") from None
-    except OSError as exc:
-        raise AgentRulesError(f"{path}: cannot be read: {exc.strerror}") from None
+        return toml_file.load(path)
+    except toml_file.TomlError as exc:
+        raise AgentRulesError(f"{path} {exc}; fix it or remove the file") from None
 
 
 def _profile(kind: str, bundled: Layer | None, user: Layer | None) -> AgentProfile:

@@ -19,11 +19,7 @@ from pathlib import Path
 
 import tomli_w
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from ...protocol import toml_file
 from ..errors import TikiError
 
 # Commands that are AI CLIs: their tabs are peers (they get the handshake, need no consent).
@@ -58,11 +54,9 @@ class WorkspaceFileError(TikiError):
 
 def load_workspace(path: Path) -> list[TabEntry]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WorkspaceFileError(f"cannot read workspace {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise WorkspaceFileError(f"workspace {path} is not valid TOML: {exc}") from None
+        data = toml_file.load(path)
+    except toml_file.TomlError as exc:
+        raise WorkspaceFileError(f"workspace {path} {exc}") from None
     tabs = data.get("tab", [])
     if not isinstance(tabs, list):
         raise WorkspaceFileError(f"workspace {path}: 'tab' must be an array of tables ([[tab]])")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    from ...protocol import paths, ui
+    from ...protocol import paths, toml_file, ui
     from ..host_start import HostStartFailed, ensure_host
     from ..ui_client import HostError, NoHost, UiClient
     from .keymap import PrefixError, prefix_bytes
@@ -27,9 +27,9 @@ def run_tui(args: argparse.Namespace) -> int:
     # UI loads no settings models: ~0.1 s of every attach). A host started below checks it at
     # its start and does not come up with a fault in it; its log says which.
     try:
-        settings = paths.settings_file().read_text(encoding="utf-8") if paths.settings_file().exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"tiki: cannot read {paths.settings_file()}: {exc}", file=sys.stderr)
+        settings = toml_file.read(paths.settings_file()) if paths.settings_file().exists() else ""
+    except toml_file.TomlError as exc:
+        print(f"tiki: {paths.settings_file()} {exc}", file=sys.stderr)
         return 1
     if len(settings) > ui.MAX_SETTINGS:
         print(f"tiki: {paths.settings_file()} has {len(settings):,} characters; settings are at most "

@@ -4,18 +4,12 @@ config directory, written atomically."""
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import tomli_w
 
-from ...protocol import paths
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from ...protocol import paths, toml_file
 
 DEFAULTS = {"panel": "right", "theme": "textual-dark"}
 # Read when present: program_clipboard = "off" keeps a program's OSC 52 from the outer terminal.
@@ -28,8 +22,8 @@ def ui_file() -> Path:
 
 def load() -> dict[str, str]:
     try:
-        data = tomllib.loads(ui_file().read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        data = toml_file.load(ui_file())
+    except toml_file.TomlError:  # (a broken one: the defaults, and the next change rewrites it)
         data = {}
     settings = dict(DEFAULTS)
     if data.get("panel") in PANELS:
