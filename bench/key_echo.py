@@ -1,9 +1,11 @@
 """Key-to-echo latency in the TUI: `tiki` runs in a PTY we own (140x45), attached to the
 background host it starts (as a user's `tiki` is); a keystroke is written to the TUI's own
 terminal and timed until its echo shows in the TUI's output (parsed with the same emulator the
-tabs use). Idle, then while another tab prints at full speed. The references, measured alike:
-a tmux client in a PTY of the same size, attached to a bash in a new tmux server (the tool a
-user would otherwise type through), and bash on a raw PTY (no multiplexer at all).
+tabs use). Idle, then while another tab prints at full speed, then into a program that
+animates while you type (tests/animated_input.py: an agent CLI's spinner every 50 ms over its
+input box). The references, measured alike: a tmux client in a PTY of the same size, attached
+to a bash (and to the animating program) in a new tmux server -- the tool a user would
+otherwise type through -- and bash on a raw PTY (no multiplexer at all).
 
 Keys are typed GAP ms after the last echo showed (default 50: 20 keys a second, faster than
 anyone types; key repeat is ~30 a second). With no gap every key lands while the host waits
@@ -16,9 +18,11 @@ wait, ~17 ms, which no typist meets: `--gap 0` shows it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import string
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +33,7 @@ from tikitaka.terminals.pty import spawn
 from tikitaka.terminals.screen import Screen
 
 COLS, ROWS = 140, 45
+ANIMATED = [sys.executable, str(Path(__file__).resolve().parent.parent / "tests" / "animated_input.py"), "0.05"]
 
 
 class Tty:
@@ -87,7 +92,8 @@ def main() -> None:
                PATH=f"{BIN}:{env.get('PATH', '')}", TERM="xterm-256color", PS1="$ ")
     ws = work / "ws.toml"
     ws.write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
-                  '[[tab]]\nname = "load"\ncommand = ["bash", "--norc", "--noprofile"]\n')
+                  '[[tab]]\nname = "load"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+                  f'[[tab]]\nname = "agent"\ncommand = {json.dumps(ANIMATED)}\n')
 
     raw = Tty(["bash", "--norc", "--noprofile"], env)
     raw.pump_until(lambda: "$" in raw.text())
@@ -101,6 +107,11 @@ def main() -> None:
     tmux_samples = measure(tmux, opts.n, lambda typed: ("$ " + typed) in tmux.text(), gap)
     subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
     tmux.proc.kill()
+    tmux = Tty(["tmux", "-L", server, "-f", "/dev/null", "new-session", *ANIMATED], env)
+    tmux.pump_until(lambda: "Working" in tmux.text(), 10)
+    tmux_animated = measure(tmux, opts.n, input_has(tmux), gap)
+    subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+    tmux.proc.kill()
 
     tui = Tty([TIKI, "--workspace", str(ws)], env)
     tui.pump_until(lambda: "? help" in tui.text(), 30)  # the tab bar's prefix hint: attached
@@ -112,6 +123,9 @@ def main() -> None:
     time.sleep(1)
     loaded = measure(tui, opts.n, prompt_has, gap)
     subprocess.run([TIKI, "terminal-key", "load", "ctrl+c"], env=env)
+    tui.proc.write(b"\x1c3")  # the prefix, then 3: the animating tab
+    tui.pump_until(lambda: "Working" in tui.text(), 10)
+    animated = measure(tui, opts.n, input_has(tui), gap)
     subprocess.run([TIKI, "shutdown"], env=env)
     tui.proc.kill()
     print(f"keys typed {opts.gap:g} ms after the last echo")
@@ -119,6 +133,13 @@ def main() -> None:
     print(f"tmux client, bash in it (reference):      {summary(tmux_samples)}")
     print(f"tiki TUI, idle:                           {summary(idle)}")
     print(f"tiki TUI, another tab printing (`yes`):   {summary(loaded)}  target p95 <= 33 ms")
+    print(f"into a program that animates: tmux client {summary(tmux_animated)}")
+    print(f"                               tiki TUI    {summary(animated)}")
+
+
+def input_has(tty: Tty):
+    """Whether the animating program's input line shows `typed`."""
+    return lambda typed: any(line.lstrip().startswith("> " + typed) for line in tty.text().splitlines())
 
 
 if __name__ == "__main__":

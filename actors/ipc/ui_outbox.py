@@ -4,7 +4,7 @@ Nothing that produces frames ever waits for a UI: events are queued, screen fram
 into the one not sent yet (per tab), and one sender thread per session writes them. A UI that
 reads slowly therefore gets fewer, fuller frames -- never a backlog, never more than a
 screenful per tab waiting -- and slows nobody else. Screen frames go at most `fps` times a
-second, though BURST of them may go back to back; events go at once. A UI that reads nothing
+second, though a few may go back to back (`frame_budget`); events go at once. A UI that reads nothing
 for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events or `MAX_BYTES` of them pile
 up, is dropped (it can attach again).
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections import deque
 from typing import Callable
 
+from ..frame_budget import FrameBudget
 from .ui_frames import ScreenFrame, frame
 
 MAX_EVENTS = 20_000  # events waiting for one UI before it counts as gone
@@ -24,18 +24,15 @@ MAX_EVENTS = 20_000  # events waiting for one UI before it counts as gone
 # asks for pages without reading them must not fill the host's memory (and take its tabs down).
 MAX_BYTES = 64 * 1024 * 1024
 SEND_TIMEOUT = 60.0  # seconds a UI may leave its socket unread
-# Screen frames that may go back to back (a budget refilled at `fps` a second): the frame a
-# flood ends with, or a key's echo, that comes right after another does not wait out 1/fps
-# (16.7 ms at 60: measured, it was the longest part of the attached `seq` run's tail).
-BURST = 2
 
 
 class Outbox:
     def __init__(self, conn: socket.socket, prefix: bytes, fps: int, on_gone: Callable[[str], None]) -> None:
         self._conn = conn
         self._prefix = prefix
-        self._fps = max(1, fps)
-        self._budget, self._budget_at = float(BURST), time.monotonic()  # screen frames it may send now
+        # (The frame a flood ends with, or a key's echo, right after another does not wait out
+        # 1/fps: 16.7 ms at 60, measured, was the longest part of the attached `seq` run's tail.)
+        self._budget = FrameBudget(max(1, fps))
         self._on_gone = on_gone
         self._cond = threading.Condition()
         self._events: deque[bytes] = deque()
@@ -92,11 +89,11 @@ class Outbox:
         while True:
             with self._cond:
                 while True:
-                    budget = self._refill()
-                    due = bool(self._screens) and budget >= 1.0
+                    wait = self._budget.wait()
+                    due = bool(self._screens) and wait == 0.0
                     if self._closed or self._events or due:
                         break
-                    self._cond.wait((1.0 - budget) / self._fps if self._screens else None)
+                    self._cond.wait(wait if self._screens else None)
                 if self._closed:
                     return
                 data = list(self._events)
@@ -105,7 +102,7 @@ class Outbox:
                 screens = list(self._screens.values()) if due else []
                 if due:
                     self._screens.clear()
-                    self._budget -= 1.0
+                    self._budget.spend()
             data.extend(frame(self._prefix, screen.body()) for screen in screens)
             try:
                 self._conn.sendall(b"".join(data))
@@ -114,10 +111,3 @@ class Outbox:
                 self._on_gone(f"the UI stopped reading ({type(exc).__name__})")
                 return
             self.frames_sent += len(screens)
-
-    def _refill(self) -> float:
-        """The screen frames the sender may send now (its thread only)."""
-        now = time.monotonic()
-        self._budget = min(float(BURST), self._budget + (now - self._budget_at) * self._fps)
-        self._budget_at = now
-        return self._budget

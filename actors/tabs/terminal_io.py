@@ -4,7 +4,7 @@ A reader does blocking PTY reads (then takes what else is already there, up to R
 and feeds the screen under the actor's lock, so output never waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
 to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
 sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
-at most ~60 notices per second: while UIs watch the tab, one `ScreenUpdate` (the changed rows,
+~60 notices per second (`frame_budget`; two may go back to back): while UIs watch the tab, one `ScreenUpdate` (the changed rows,
 styled once) handed to every watcher -- however many UIs look at it; an unwatched tab builds
 no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
 
@@ -24,9 +24,10 @@ import pykka
 
 from ...terminals.pty import PtyProcess
 from ..events import ScreenChanged
+from ..frame_budget import FrameBudget
 from .writes import WriteTicket
 
-FRAME_INTERVAL = 1 / 60  # coalesce screen notices to at most ~60 per second
+FRAME_INTERVAL = 1 / 60  # coalesce screen notices to ~60 per second (`frame_budget`: a few may go back to back)
 # Jump scrolling, as xterm and urxvt do: while more than FLOOD_BYTES arrive between two
 # notices, the output scrolls past faster than anyone reads it, and notices slow to one per
 # FLOOD_INTERVAL. Styling and sending a whole screen per frame takes the GIL from the reader
@@ -129,6 +130,7 @@ class TerminalThreads:
 
     def _notify_loop(self) -> None:
         seen = self._bytes_read  # type: ignore[attr-defined]
+        pace = FrameBudget(1 / FRAME_INTERVAL)
         while True:
             changed = self._dirty.wait(SETTLE_AFTER if self._screen.unsettled else None)
             if self._stopping.is_set():
@@ -137,6 +139,7 @@ class TerminalThreads:
                 with self._lock:
                     self._screen.settle()
                 continue
+            time.sleep(pace.wait())  # (what else changes meanwhile goes in the same frame)
             self._dirty.clear()
             self._paused.clear()  # a pause from now on may end a flood
             with self._lock:
@@ -155,11 +158,10 @@ class TerminalThreads:
                     self._supervisor.report(self._thread_name("watcher"), exc)  # type: ignore[attr-defined]
             spec = self.spec  # type: ignore[attr-defined]
             self._bus.publish(ScreenChanged(spec.tab_id, spec.name, None))  # type: ignore[attr-defined]
+            pace.spend()
             read, seen = self._bytes_read - seen, self._bytes_read  # type: ignore[attr-defined]
             if read > FLOOD_BYTES:
                 self._jump_scroll(time.monotonic() + FLOOD_INTERVAL)
-            else:
-                time.sleep(FRAME_INTERVAL)
 
     def _jump_scroll(self, until: float) -> None:
         """Wait until `until` while output keeps coming; the moment it pauses (the flood ended:
