@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Iterator
 
 import pytest
@@ -157,5 +158,31 @@ def test_switching_tabs_paints_the_other_tab_over_this_one_never_a_blank_view(ti
         # ...and nothing of the first tab's screen is left in it.
         rows = [line[:width].strip() for line in outer.screen("w0").splitlines()[1:]]
         assert not any(row.isdigit() or row.startswith("one-") for row in rows), "\n".join(rows)
+    finally:
+        outer.close()
+
+
+def test_rows_beside_a_toast_are_painted_at_once(tiki_env, tmp_path):
+    """A toast takes a few rows at the view's bottom right for seconds; the rows it does not
+    share are still painted at once. Textual refreshes twice a second here (TEXTUAL_FPS=2), so
+    an echo left to its compositor takes up to 0.5 s: each one must come well before that."""
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE, via="env TEXTUAL_FPS=2")
+        assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
+        assert tiki(tiki_env, "terminal-send", "Claude", "make a demo dir").returncode == 0
+        outer.wait("w0", "Claude needs you")  # the toast, for 8 s
+        outer.literal("w0", "clear")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "clear" not in outer.screen("w0"), 10, 0.05, what="the prompt on the top row")
+        waits = []
+        for typed in ("e", "ec", "ech", "echo"):
+            start = time.monotonic()
+            outer.literal("w0", typed[-1])
+            wait_until(lambda typed=typed: f"$ {typed}" in outer.screen("w0"), 5, 0.01, what=f"{typed!r} echoed")
+            waits.append(time.monotonic() - start)
+            time.sleep(0.05)
+        assert "Claude needs you" in outer.screen("w0")  # (the toast was up all along)
+        assert max(waits) < 0.2, [round(w, 3) for w in waits]
     finally:
         outer.close()

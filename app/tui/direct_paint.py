@@ -3,16 +3,19 @@
 A screen frame that changes every row (a flood scrolling past) would otherwise wait for
 Textual's next refresh tick and then go through its compositor: every widget under the view
 rendered again, cut into chops, joined -- ~7 ms of the UI's time per frame at 140x45,
-profiled, on the path from the tab's output to the user's screen. When nothing covers the
-view (no other screen, dialog, toast or tooltip over it) and it has no border, padding or
-effect of its own, that pass has nothing to decide: each row the view renders is what the
+profiled, on the path from the tab's output to the user's screen. Where nothing covers a row
+of the view (no other screen or dialog over it, no toast or tooltip in that row) and the view
+has no border, padding or effect of its own, that pass has nothing to decide: each row the
+view renders is what the
 compositor would write there once the app's line filters (the theme's ANSI colours) are
 applied. So the rows are rendered by the view, filtered as Textual filters them and written to
 the terminal in one synchronized update, straight away. (Rows are handed over as segments, not
 Strips: a Strip sets up seven caches, and a frame of 44 rows made ~90 of them.)
 
-Anything unusual -- a covered or clipped view, another screen on top, no real terminal (Pilot
-tests run headless) -- returns False and the caller refreshes the rows the usual way.
+Rows a toast shares are left to the compositor, which draws the toast over them (a toast
+stays up for seconds: typing in the rows above it stays at once). Anything unusual -- a
+clipped view, another screen on top, no real terminal (Pilot tests run headless) -- leaves
+every row to it: the caller refreshes the rows `paint_rows` hands back.
 """
 
 from __future__ import annotations
@@ -26,17 +29,24 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 
-def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> bool:
+def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list[int]:
     """Write `lines` -- (row in the view, its segments as the view renders them, as wide as the
-    view) -- to the terminal now; False if that cannot be done safely, and nothing was written."""
+    view) -- to the terminal now, but for rows another widget shares (a toast over the view's
+    corner: the compositor draws it over them). Returns the rows not written, for the caller to
+    refresh the usual way: all of them when it cannot be done safely at all."""
     app = view.app
     driver = app._driver
+    rows = [row for row, _segments in lines]
     if (driver is None or app.is_headless or not app._running or app._closed or app._batch_count
             or not view.is_mounted or app.screen is not view.screen):
-        return False
+        return rows
     region = view.region
-    if not region or not _plain(view) or not _uncovered(view, region):
-        return False
+    covered = _covered_rows(view, region) if region and _plain(view) else None
+    if covered is None:
+        return rows
+    lines = [(row, segments) for row, segments in lines if row not in covered]
+    if not lines:
+        return rows
     width, height = region.size
     _base, background = view.background_colors
     filters = view.get_line_filters()
@@ -63,7 +73,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> bool
     finally:
         app._end_update()
     driver.flush()
-    return True
+    return [row for row in rows if row in covered]
 
 
 def _plain(view: Widget) -> bool:
@@ -75,17 +85,23 @@ def _plain(view: Widget) -> bool:
             and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
 
-def _uncovered(view: Widget, region: Region) -> bool:
-    """Whether the view is whole on the screen and no widget but its ancestors shares its cells."""
+def _covered_rows(view: Widget, region: Region) -> set[int] | None:
+    """The view's rows that a widget other than it and its ancestors shares cells with (a toast,
+    a tooltip); None when the view is not whole on the screen."""
     try:
         visible: dict[Any, tuple[Region, Region]] = view.screen._compositor.visible_widgets
     except Exception:  # noqa: BLE001 - Textual's internals moved: take the usual path
-        return False
+        return None
     mine = visible.get(view)
     if mine is None or mine[0] != region or mine[1].intersection(region) != region:
-        return False
+        return None
     below = set(view.ancestors_with_self)
-    return not any(widget not in below and shown.overlaps(region) for widget, (shown, _clip) in visible.items())
+    covered: set[int] = set()
+    for widget, (shown, _clip) in visible.items():
+        if widget not in below and shown.overlaps(region):
+            overlap = shown.intersection(region)
+            covered.update(range(overlap.y - region.y, overlap.bottom - region.y))
+    return covered
 
 
 __all__ = ["paint_rows"]
