@@ -4,9 +4,9 @@ A reader does blocking PTY reads (then takes what else is already there, up to R
 and feeds the screen under the actor's lock, so output never waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
 to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
 sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
-~60 notices per second (`frame_budget`; two may go back to back): while UIs watch the tab, one `ScreenUpdate` (the changed rows,
-styled once) handed to every watcher -- however many UIs look at it; an unwatched tab builds
-no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
+~60 notices per second (`frame_budget`: two may go back to back): while UIs watch the tab, one
+`ScreenUpdate` (the changed rows, styled once) handed to every watcher -- however many UIs look
+at it; an unwatched tab builds no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
 
 Each runs through `supervisor.thread`: one that raises is logged once and started again -- the
 reader on the same PTY, so the tab keeps working. If one keeps failing, the supervisor gives up
@@ -27,7 +27,7 @@ from ..events import ScreenChanged
 from ..frame_budget import FrameBudget
 from .writes import WriteTicket
 
-FRAME_INTERVAL = 1 / 60  # coalesce screen notices to ~60 per second (`frame_budget`: a few may go back to back)
+FRAME_INTERVAL = 1 / 60  # coalesce screen notices to ~60 per second (a pair may go back to back)
 # Jump scrolling, as xterm and urxvt do: while more than FLOOD_BYTES arrive between two
 # notices, the output scrolls past faster than anyone reads it, and notices slow to one per
 # FLOOD_INTERVAL. Styling and sending a whole screen per frame takes the GIL from the reader

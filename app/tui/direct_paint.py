@@ -6,11 +6,11 @@ rendered again, cut into chops, joined -- ~7 ms of the UI's time per frame at 14
 profiled, on the path from the tab's output to the user's screen. Where nothing covers a row
 of the view (no other screen or dialog over it, no toast or tooltip in that row) and the view
 has no border, padding or effect of its own, that pass has nothing to decide: each row the
-view renders is what the
-compositor would write there once the app's line filters (the theme's ANSI colours) are
-applied. So the rows are rendered by the view, filtered as Textual filters them and written to
-the terminal in one synchronized update, straight away. (Rows are handed over as segments, not
-Strips: a Strip sets up seven caches, and a frame of 44 rows made ~90 of them.)
+view renders is what the compositor would write there once the app's line filters (the
+theme's ANSI colours) are applied. So the rows are rendered by the view, filtered as Textual
+filters them and written to the terminal in one synchronized update, straight away. (Rows are
+handed over as segments, not Strips: a Strip sets up seven caches, and a frame of 44 rows made
+~90 of them.)
 
 Rows a toast shares are left to the compositor, which draws the toast over them (a toast
 stays up for seconds: typing in the rows above it stays at once). Anything unusual -- a
