@@ -162,19 +162,27 @@ def test_switching_tabs_paints_the_other_tab_over_this_one_never_a_blank_view(ti
         outer.close()
 
 
-def test_rows_beside_a_toast_are_painted_at_once(tiki_env, tmp_path):
+@pytest.mark.parametrize("where", ["top", "bottom"])
+def test_rows_beside_a_toast_are_painted_at_once(tiki_env, tmp_path, where):
     """A toast takes a few rows at the view's bottom right for seconds; the rows it does not
-    share are still painted at once. Textual refreshes twice a second here (TEXTUAL_FPS=2), so
-    an echo left to its compositor takes up to 0.5 s: each one must come well before that."""
+    share, and the part left of it of those it does (an agent CLI's input line), are still
+    painted at once. Textual refreshes twice a second here (TEXTUAL_FPS=2), so an echo left to
+    its compositor takes up to 0.5 s: each one must come well before that."""
     outer = Outer(tiki_env, 120, 36)
     try:
         outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE, via="env TEXTUAL_FPS=2")
         assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
         assert tiki(tiki_env, "terminal-send", "Claude", "make a demo dir").returncode == 0
-        outer.wait("w0", "Claude needs you")  # the toast, for 8 s
-        outer.literal("w0", "clear")
+        toast = [n for n, line in enumerate(outer.wait("w0", "Claude needs you").splitlines()) if "▌" in line]
+        # `clear` leaves the prompt on the view's top row (screen row 1); the newlines take it
+        # down to a row the toast shares (the toast is up for 8 s).
+        outer.literal("w0", "clear" if where == "top" else f"clear; printf '%.0s\\n' $(seq 1 {toast[-1] - 1})")
         outer.keys("w0", "Enter")
-        wait_until(lambda: "clear" not in outer.screen("w0"), 10, 0.05, what="the prompt on the top row")
+        wait_until(lambda: "clear" not in outer.screen("w0"), 10, 0.05, what=f"the prompt on the {where} row")
+        if where == "bottom":  # the prompt's row is one the toast shares
+            rows = outer.screen("w0").splitlines()
+            prompt = max(n for n, line in enumerate(rows) if line.startswith("$"))
+            assert "▌" in rows[prompt], "\n".join(rows)
         waits = []
         for typed in ("e", "ec", "ech", "echo"):
             start = time.monotonic()

@@ -12,8 +12,9 @@ filters them and written to the terminal in one synchronized update, straight aw
 handed over as segments, not Strips: a Strip sets up seven caches, and a frame of 44 rows made
 ~90 of them.)
 
-Rows a toast shares are left to the compositor, which draws the toast over them (a toast
-stays up for seconds: typing in the rows above it stays at once). Anything unusual -- a
+Of a row a toast shares, the part left of the toast is painted at once and the rest left to
+the compositor, which draws the toast over it (a toast stays up for seconds: typing beside it,
+as into an agent CLI's input line at the bottom, stays at once). Anything unusual -- a
 clipped view, another screen on top, no real terminal (Pilot tests run headless) -- leaves
 every row to it: the caller refreshes the rows `paint_rows` hands back.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.segment import Segment
 from textual.geometry import Region
@@ -29,32 +31,40 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 
-def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list[int]:
+def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list[Region]:
     """Write `lines` -- (row in the view, its segments as the view renders them, as wide as the
-    view) -- to the terminal now, but for rows another widget shares (a toast over the view's
-    corner: the compositor draws it over them). Returns the rows not written, for the caller to
-    refresh the usual way: all of them when it cannot be done safely at all."""
+    view) -- to the terminal now, up to where another widget shares the row (a toast over the
+    view's corner: the compositor draws it over the rest). Returns the parts of rows not
+    written (view coordinates), for the caller to refresh the usual way: every row when it
+    cannot be done safely at all."""
     app = view.app
     driver = app._driver
-    rows = [row for row, _segments in lines]
+    region = view.region
+    every = [Region(0, row, region.width, 1) for row, _segments in lines]
     if (driver is None or app.is_headless or not app._running or app._closed or app._batch_count
             or not view.is_mounted or app.screen is not view.screen):
-        return rows
-    region = view.region
-    covered = _covered_rows(view, region) if region and _plain(view) else None
-    if covered is None:
-        return rows
-    lines = [(row, segments) for row, segments in lines if row not in covered]
-    if not lines:
-        return rows
+        return every
+    free = _free_widths(view, region) if region and _plain(view) else None
+    if free is None:
+        return every
     width, height = region.size
+    todo, rest = [], []
+    for row, segments in lines:
+        if row in free:
+            segments, cut = _cropped(segments, free[row])
+            rest.append(Region(cut, row, width - cut, 1))
+            if not cut:
+                continue
+        todo.append((row, segments))
+    if not todo:
+        return every
     _base, background = view.background_colors
     filters = view.get_line_filters()
     color_system = app.console._color_system or ColorSystem.TRUECOLOR
     render = Strip.render_style
     cache = view._styles_cache
     parts = []
-    for row, segments in lines:
+    for row, segments in todo:
         if not 0 <= row < height:
             continue
         # The compositor's copy of the row is stale now: it renders it again when it next
@@ -73,7 +83,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
     finally:
         app._end_update()
     driver.flush()
-    return [row for row in rows if row in covered]
+    return rest
 
 
 def _plain(view: Widget) -> bool:
@@ -85,9 +95,10 @@ def _plain(view: Widget) -> bool:
             and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
 
-def _covered_rows(view: Widget, region: Region) -> set[int] | None:
-    """The view's rows that a widget other than it and its ancestors shares cells with (a toast,
-    a tooltip); None when the view is not whole on the screen."""
+def _free_widths(view: Widget, region: Region) -> dict[int, int] | None:
+    """For each row of the view that a widget other than it and its ancestors shares (a toast,
+    a tooltip), how many cells from its left are the view's alone; None when the view is not
+    whole on the screen."""
     try:
         visible: dict[Any, tuple[Region, Region]] = view.screen._compositor.visible_widgets
     except Exception:  # noqa: BLE001 - Textual's internals moved: take the usual path
@@ -96,12 +107,37 @@ def _covered_rows(view: Widget, region: Region) -> set[int] | None:
     if mine is None or mine[0] != region or mine[1].intersection(region) != region:
         return None
     below = set(view.ancestors_with_self)
-    covered: set[int] = set()
+    free: dict[int, int] = {}
     for widget, (shown, _clip) in visible.items():
         if widget not in below and shown.overlaps(region):
             overlap = shown.intersection(region)
-            covered.update(range(overlap.y - region.y, overlap.bottom - region.y))
-    return covered
+            for row in range(overlap.y - region.y, overlap.bottom - region.y):
+                free[row] = min(free.get(row, region.width), overlap.x - region.x)
+    return free
+
+
+def _cropped(segments: list[Segment], cells: int) -> tuple[list[Segment], int]:
+    """The segments' first `cells` cells, and how many that is: a wide character the edge would
+    cut is left out whole (rich's own divide would write half of it as a space)."""
+    kept: list[Segment] = []
+    taken = 0
+    for segment in segments:
+        length = segment.cell_length
+        if taken + length <= cells:
+            kept.append(segment)
+            taken += length
+            continue
+        text = ""
+        for char in segment.text:
+            size = cell_len(char)
+            if taken + size > cells:
+                break
+            text += char
+            taken += size
+        if text:
+            kept.append(Segment(text, segment.style, segment.control))
+        break
+    return kept, taken
 
 
 __all__ = ["paint_rows"]

@@ -122,9 +122,9 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         dirty = (range(height) if frame["full"] else
                  sorted({int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}))
         lines = self._live_lines(dirty, width)
-        rest = list(dirty) if lines is None else paint_rows(self, lines)  # at once where nothing covers the view
-        if rest:
-            self.refresh(*(Region(0, row, width, 1) for row in rest))
+        rest = [Region(0, row, width, 1) for row in dirty] if lines is None else paint_rows(self, lines)
+        if rest:  # (what a toast or tooltip shares, or all when it cannot be painted at once)
+            self.refresh(*rest)
 
     def _live_lines(self, rows: Any, width: int) -> list[tuple[int, list[Segment]]] | None:
         """The live screen's `rows` as segments as wide as the view, for `paint_rows`; None
