@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -60,6 +61,17 @@ class Outer:
 
     def screen(self, window: str, escapes: bool = False) -> str:
         return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", window)
+
+    def settled(self, window: str, timeout: float = 10) -> str:
+        """The window's screen once two looks 50 ms apart agree: tmux 3.3 takes a repaint in
+        pieces as it reads them, and a look between two pieces sees half of each screen."""
+        last = [self.screen(window)]
+
+        def same() -> str | None:
+            time.sleep(0.05)
+            before, last[0] = last[0], self.screen(window)
+            return last[0] if last[0] == before else None
+        return wait_until(same, timeout, 0.0, what=f"window {window}'s screen to settle")
 
     def wait(self, window: str, needle: str, timeout: float = 30) -> str:
         try:
