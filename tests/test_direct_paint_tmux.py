@@ -178,11 +178,14 @@ def test_rows_beside_a_toast_are_painted_at_once(tiki_env, tmp_path, where):
         # down to a row the toast shares (the toast is up for 8 s).
         outer.literal("w0", "clear" if where == "top" else f"clear; printf '%.0s\\n' $(seq 1 {toast[-1] - 1})")
         outer.keys("w0", "Enter")
-        wait_until(lambda: "clear" not in outer.screen("w0"), 10, 0.05, what=f"the prompt on the {where} row")
-        if where == "bottom":  # the prompt's row is one the toast shares
+        row = 1 if where == "top" else toast[-1]
+
+        def prompt_there() -> bool:
             rows = outer.screen("w0").splitlines()
-            prompt = max(n for n, line in enumerate(rows) if line.startswith("$"))
-            assert "▌" in rows[prompt], "\n".join(rows)
+            return "clear" not in "".join(rows) and rows[row].startswith("$")
+        wait_until(prompt_there, 10, 0.05, what=f"the prompt on screen row {row}")
+        if where == "bottom":  # the prompt's row is one the toast shares
+            assert "▌" in outer.screen("w0").splitlines()[row]
         waits = []
         for typed in ("e", "ec", "ech", "echo"):
             start = time.monotonic()
