@@ -4,9 +4,9 @@ Nothing that produces frames ever waits for a UI: events are queued, screen fram
 into the one not sent yet (per tab), and one sender thread per session writes them. A UI that
 reads slowly therefore gets fewer, fuller frames -- never a backlog, never more than a
 screenful per tab waiting -- and slows nobody else. Screen frames go at most `fps` times a
-second, though a few may go back to back (`frame_budget`); events go at once. A UI that reads nothing
-for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events or `MAX_BYTES` of them pile
-up, is dropped (it can attach again).
+second, though two may go back to back (`frame_budget`); events go at once. A UI that reads
+nothing for `SEND_TIMEOUT` seconds, or lets more than `MAX_EVENTS` events or `MAX_BYTES` of
+them pile up, is dropped (it can attach again).
 """
 
 from __future__ import annotations
