@@ -103,6 +103,10 @@ class CoordinatorSettings(_Section):
     allow_shell: bool = False
     """Let the coordinator type into shell tabs without asking (headless hosts)."""
 
+    transcript_days: int = Field(30, ge=0)
+    """Days of run transcripts kept in the state directory (older days' files are removed
+    when a day's first run is recorded); 0 keeps every one."""
+
     @model_validator(mode="after")
     def _room_for_a_reply(self) -> "CoordinatorSettings":
         if self.reply_tokens > self.num_ctx // 2:

@@ -43,3 +43,28 @@ def test_old_spellings_are_read_as_before_and_noted(capsys, monkeypatch):
 def test_a_file_nested_too_deeply_for_the_reader_is_named_not_a_crash():
     with pytest.raises(SettingsError, match="nest too deeply"):
         parse_settings("a = " + "[" * 100_000, env={})
+
+
+def test_the_readme_settings_block_is_a_valid_config_naming_every_setting():
+    # The README is where users copy their config.toml from: every key there must parse, and
+    # every setting the code has must be there (a new one left out is a setting nobody finds).
+    import re
+    from pathlib import Path
+
+    from tikitaka.protocol.settings import Settings
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Settings\n.*?```toml\n(.*?)```", readme, re.S)
+    assert block, "README.md has no ```toml block under ## Settings"
+    text = block.group(1)
+    parse_settings(text, env={})  # raises SettingsError naming the bad key
+    documented = set()
+    section = ""
+    for line in text.splitlines():
+        if match := re.match(r"\[(\w+)\]", line):
+            section = match.group(1)
+        elif match := re.match(r"(\w+)\s*=", line):
+            documented.add(f"{section}.{match.group(1)}")
+    fields = {f"{name}.{key}" for name, info in Settings.model_fields.items()
+              for key in info.annotation.model_fields}  # type: ignore[union-attr]
+    assert sorted(fields - documented) == []

@@ -227,3 +227,31 @@ def test_status_answers_while_generating_and_reset_forgets(agent):
     a.fake.script(Reply.action("done", message="fresh"))
     final, _ = a.run("second")
     assert [m["role"] for m in a.fake.requests[-1]["messages"]] == ["system", "user"]
+
+
+def test_transcripts_older_than_the_kept_days_are_removed_when_a_day_starts(agent):
+    # Every run is kept a while (a user looks back at what the coordinator did), not forever:
+    # a year of daily runs with their tool results would fill the state directory unasked.
+    a = agent(transcript_days=3)
+    folder = a.host.event_log.path.parent / "transcripts"
+    folder.mkdir(parents=True, exist_ok=True)
+    today = time.time()
+    names = {days: time.strftime("runs-%Y-%m-%d.jsonl", time.localtime(today - days * 86400)) for days in (1, 2, 3, 4, 40)}
+    for name in names.values():
+        (folder / name).write_text('{"outcome": "done"}\n')
+    (folder / "notes.txt").write_text("mine")  # not ours: left alone
+    a.fake.script(Reply.action("done", message="ok"))
+    final, _ = a.run("anything")
+    assert isinstance(final, RunDone)
+    kept = sorted(p.name for p in folder.iterdir())
+    assert kept == sorted([names[1], names[2], names[3], "notes.txt", time.strftime("runs-%Y-%m-%d.jsonl")])
+
+
+def test_transcript_days_zero_keeps_every_transcript(agent):
+    a = agent(transcript_days=0)
+    folder = a.host.event_log.path.parent / "transcripts"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runs-2001-01-01.jsonl").write_text('{"outcome": "done"}\n')
+    a.fake.script(Reply.action("done", message="ok"))
+    a.run("anything")
+    assert (folder / "runs-2001-01-01.jsonl").exists()

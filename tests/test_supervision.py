@@ -4,6 +4,8 @@ stand-in is the fake Ollama at the edge."""
 
 from __future__ import annotations
 
+import time
+
 import pykka
 from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
@@ -120,6 +122,23 @@ def test_a_transcript_that_cannot_be_written_does_not_hang_ask(agent, in_tiki_en
         assert isinstance(final, RunDone) and final.message == answer
     health = _health(a.host, "coordinator.transcript")
     assert health["failures"] == 2 and "transcripts" in health["last_error"]
+
+
+def test_an_old_transcript_that_cannot_be_removed_is_reported_once_and_runs_are_still_recorded(agent, in_tiki_env):
+    import json
+    from pathlib import Path
+
+    old = Path(in_tiki_env["TIKI_STATE_DIR"]) / "transcripts" / "runs-2001-01-01.jsonl"
+    (old / "inside").mkdir(parents=True)  # a directory by a transcript's name: unlink fails
+    a = agent(transcript_days=30)
+    for answer in ("first", "second"):
+        a.fake.script(Reply.action("done", message=answer))
+        final, _ = a.run(f"say {answer}", timeout=20)
+        assert isinstance(final, RunDone) and final.message == answer
+    health = _health(a.host, "coordinator.transcript")
+    assert health["failures"] == 1 and "runs-2001-01-01.jsonl" in health["last_error"]
+    today = old.parent / time.strftime("runs-%Y-%m-%d.jsonl")
+    assert [json.loads(line)["detail"] for line in today.read_text().splitlines()] == ["first", "second"]
 
 
 def test_a_run_that_breaks_outside_the_loop_ends_with_an_error_and_the_worker_lives(agent, monkeypatch):

@@ -59,7 +59,7 @@ class Coordinator(SupervisedActor):
         self._inbox = PeerInbox()
         self._consent = Consent(self._bus, self._settings.allow_shell)
         self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._link.send_filter)
-        self._transcript = Transcript(paths.transcripts_dir())
+        self._transcript = Transcript(paths.transcripts_dir(), self._settings.transcript_days)
 
     def on_start(self) -> None:
         self._host.supervisor.thread("coordinator.worker", self._work)

@@ -1,29 +1,56 @@
-"""Every coordinator run, appended as one JSON line to a per-day file in the state directory."""
+"""Every coordinator run, appended as one JSON line to a per-day file in the state directory;
+days older than the kept number are removed when a new day's first run is recorded."""
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+DAY_FILE = re.compile(r"runs-(\d{4})-(\d{2})-(\d{2})\.jsonl")
+
 
 class Transcript:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, keep_days: int = 0) -> None:
         self.directory = directory
+        self.keep_days = keep_days  # 0: keep every day
         self._lock = threading.Lock()
+        self._pruned_for: str | None = None  # the day the old files were last looked at
 
     def start(self, request: Any, backend: str, model: str) -> dict[str, Any]:
         return {"run_id": request.run_id, "started": time.time(), "source": request.source,
                 "prompt": request.prompt, "backend": backend, "model": model, "turns": []}
 
     def finish(self, record: dict[str, Any], outcome: str, detail: str) -> Path:
+        """Append the run. OSError names the file when it cannot be written, or an old day's
+        file that could not be removed (the run is recorded by then)."""
         record.update(ended=time.time(), outcome=outcome, detail=detail)
-        path = self.directory / time.strftime("runs-%Y-%m-%d.jsonl")
+        day = time.strftime("%Y-%m-%d")
+        path = self.directory / f"runs-{day}.jsonl"
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         with self._lock:
             self.directory.mkdir(parents=True, exist_ok=True)
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(line)
+            if self.keep_days and self._pruned_for != day:
+                self._pruned_for = day  # once a day: a file that cannot go is reported once
+                self._prune(datetime.date.fromisoformat(day))
         return path
+
+    def _prune(self, today: datetime.date) -> None:
+        # By the date in the name, not the file's time: a copied or touched file keeps its day.
+        oldest = today - datetime.timedelta(days=self.keep_days)
+        for path in self.directory.iterdir():
+            match = DAY_FILE.fullmatch(path.name)
+            if not match:
+                continue
+            try:
+                day = datetime.date(*map(int, match.groups()))
+            except ValueError:  # runs-2026-13-45.jsonl: not a day we wrote
+                continue
+            if day < oldest:
+                path.unlink(missing_ok=True)
