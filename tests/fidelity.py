@@ -133,7 +133,9 @@ class Pair:
             self.tmux("send-keys", "-t", self.tab, "-H", *(f"{b:02x}" for b in key_bytes(name, app_cursor=app)))
 
     def type(self, text: str) -> None:
-        sent = self.tiki("terminal-send", self.tab, text, "--literal", "--no-enter")
+        # (--now: the scenario types what it means to, also into an agent that waits for its
+        # user -- Codex's API key box -- where a plain send is refused.)
+        sent = self.tiki("terminal-send", self.tab, text, "--literal", "--no-enter", "--now")
         assert sent.returncode == 0, sent.stderr
         self.tmux("send-keys", "-t", self.tab, "-l", text)
 
@@ -173,7 +175,10 @@ class Pair:
             if all(any(text in "".join(c.char for c in row) for row in side) for side in (ours, theirs)):
                 return
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} did not appear on both screens")
+        sides = {name: "\n".join("".join(c.char for c in row).rstrip() for row in side)
+                 for name, side in (("tikitaka", ours), ("tmux", theirs))}
+        raise AssertionError(f"{text!r} did not appear on both screens:\n" +
+                             "\n".join(f"--- {name}\n{screen}" for name, screen in sides.items()))
 
     def score(self, name: str) -> Score:
         ours, our_cursor, theirs, their_cursor = self.settle()

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,8 +118,33 @@ VTTEST_SCREEN = _vttest("2", 14, "screen features")
 VTTEST_DOUBLE = _vttest("4", 8, "double-size")
 VTTEST_VT102 = _vttest("8", 12, "VT102 insert/delete")
 
-FAST = [VIM, LESS, PYTHON, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete")]
-ALL = [VIM, LESS, PYTHON, HTOP, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN, VTTEST_DOUBLE,
+# Codex CLI's first screen (npm `@openai/codex`): a private HOME has no sign-in, and the
+# sign-in menu runs offline. A Rust TUI (ratatui) drawing with cursor moves and 24-bit colour.
+# `--no-daemon`: by default each run starts a background app server that outlives it. Each
+# side has a CODEX_HOME of its own: two Codexes on one home race for its state database (under
+# load one says "state db backfill is running" where the other draws its menu).
+CODEX = Scenario("codex sign-in", ["sh", "-c", 'CODEX_HOME="$(mktemp -d ./codex-home.XXXXXX)" exec codex --no-daemon'], [
+    ("wait", "Choose how you want to use Codex"), ("snap", "codex: sign-in menu"),
+    ("key", "down"), ("wait", "> 2."), ("snap", "codex: second choice"),
+    ("key", "down"), ("wait", "> 3."), ("snap", "codex: third choice"),
+    ("key", "enter"), ("wait", "Sign in another way"), ("snap", "codex: another way"),
+    # (Codex drops an Enter that comes within ~1 s of the keys before it: measured, 0.6 s is
+    # dropped in tmux as well.)
+    ("pause", 1.5), ("key", "enter"), ("wait", "Paste or type your API key below"), ("snap", "codex: API key box"),
+    ("type", "sk-test-1234"), ("wait", "sk-test-1234"), ("snap", "codex: a key typed"),
+    ("key", "esc"), ("wait", "Sign in another way"), ("snap", "codex: back"),
+], needs="codex")
+
+# Claude Code's start screen (npm `@anthropic-ai/claude-code`): offline, with a private HOME,
+# it greets, checks that it can reach its service, says it cannot and exits. Run under `sh`:
+# kept alive, as tmux marks a dead pane by scrolling its screen up a line for "Pane is dead";
+# without TMUX, with which it writes its greeting in 256 colours rather than 24-bit.
+CLAUDE = Scenario("claude start", ["sh", "-c", "unset TMUX TMUX_PANE; claude; exec sleep 100000"], [
+    ("wait", "anthropic.com/supported-countries"), ("snap", "claude: start screen, offline"),
+], needs="claude")
+
+FAST = [VIM, LESS, PYTHON, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE]
+ALL = [VIM, LESS, PYTHON, HTOP, CODEX, CLAUDE, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN, VTTEST_DOUBLE,
        VTTEST_VT102]
 
 
@@ -134,6 +160,8 @@ def run(pair, scenario: Scenario, workdir: Path) -> list:
                 pair.type(args[0])
             elif kind == "key":
                 pair.key(*args)
+            elif kind == "pause":
+                time.sleep(args[0])
             elif kind == "wait":
                 pair.wait_for(args[0])
             elif kind == "snap":
