@@ -17,9 +17,9 @@ from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
 from test_notify_tmux import CLAUDE
 from tmux_outer import Outer
 
-# Every kind of style a program uses: the 16 colours (which the UI's theme turns into its own
-# truecolour), 256 colours, truecolour, faint (blended by the theme), bold, italic, underline,
-# inverse, backgrounds, a default row after them, and wide characters.
+# Every kind of style a program uses: the 16 colours (passed on as written, for the terminal's
+# own palette), 256 colours, truecolour, faint, bold, italic, underline, inverse, backgrounds,
+# a default row after them, and wide characters.
 STYLES = (r"printf '\e[31mred\e[0m \e[92mbright\e[0m \e[44mblue-bg\e[0m \e[38;5;208m208\e[0m "
           r"\e[38;2;10;200;30mtrue\e[0m \e[2mfaint\e[0m \e[1;3;4mbold-it-ul\e[0m \e[7minverse\e[0m 한국어|\n'; "
           r"for i in $(seq 1 24); do printf '\e[3%dm row %d \e[4%dm %s \e[0m plain\n' $((i % 8)) $i $(((i + 3) % 8)) "
@@ -197,3 +197,36 @@ def test_rows_beside_a_toast_are_painted_at_once(tiki_env, tmp_path, where):
         assert max(waits) < 0.2, [round(w, 3) for w in waits]
     finally:
         outer.close()
+
+
+# The 16 colours, plain and bright: a program's palette, foregrounds on one row, backgrounds below.
+PALETTE = (r"printf F; for c in 30 31 32 33 34 35 36 37 90 91 92 93 94 95 96 97; do printf '\e[%dm%d\e[0m' $c $c; "
+           r"done; printf '\nB'; for c in 40 41 42 43 44 45 46 47 100 101 102 103 104 105 106 107; do "
+           r"printf '\e[%dm%d\e[0m' $c $c; done; echo; echo palette-$((1+1))")
+
+
+def palette_rows(outer: Outer, window: str, cols: int) -> list[list[tuple[str, str]]]:
+    """The cells of the two rows the palette is printed on (each up to its last colour)."""
+    rows = [row for row in outer.cells(window, cols) if "".join(char for char, _ in row).startswith(("F3031", "B4041"))]
+    assert len(rows) == 2, f"no palette rows in {window}:\n{outer.screen(window)}"
+    return [row[:len("".join(char for char, _ in row).rstrip())] for row in rows]
+
+
+def test_the_sixteen_colours_reach_the_terminal_as_the_program_wrote_them(outer):
+    # A user's terminal has its own palette (Solarized, a light theme): a tmux pane passes a
+    # program's `\e[31m` on, and so must the view -- in the rows painted at once and in the
+    # ones Textual draws -- not the UI theme's idea of red.
+    reference = outer.window("ref")
+    outer.keys(reference, "clear; " + PALETTE, "Enter")
+    outer.wait(reference, "palette-2")
+    expected = palette_rows(outer, reference, 120)
+    assert len({pen for row in expected for _, pen in row}) == 33  # every colour its own pen, and the default
+    outer.literal("w0", "clear; " + PALETTE)
+    outer.keys("w0", "Enter")
+    outer.wait("w0", "palette-2")
+    assert palette_rows(outer, "w0", 70) == expected  # painted at once
+    outer.keys("w0", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
+    outer.wait("w0", "Every key goes to")
+    outer.keys("w0", "Escape")
+    wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
+    assert palette_rows(outer, "w0", 70) == expected  # drawn by Textual

@@ -21,6 +21,7 @@ from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -71,6 +72,13 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
         self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """The app's filters but the one turning the 16 ANSI colours into the UI theme's
+        truecolour: a program's `\\e[31m` goes to the terminal as it was written and shows in
+        the user's own palette, as in a tmux pane (direct_paint applies these too)."""
+        return [line_filter for line_filter in super().get_line_filters()
+                if not isinstance(line_filter, ANSIToTruecolor)]
 
     # -- which tab ---------------------------------------------------------------------------
 
