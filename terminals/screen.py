@@ -68,6 +68,7 @@ class ScreenUpdate:
     mouse: int = 0  # the mouse tracking the program asked for (0: none; see `mouse`)
     clipboard: tuple[str, ...] = ()  # texts the program copied (OSC 52) since the last update
     dropped: int = 0  # history lines dropped so far from the oldest end (`Screen.dropped`)
+    cursor_style: int = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
 
 
 class Screen(ScreenFixes, HeldOutput, ScreenReads):
@@ -210,6 +211,10 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         return self._modes.bracketed_paste
 
     @property
+    def cursor_style(self) -> int:
+        return self._modes.cursor_style
+
+    @property
     def app_cursor_keys(self) -> bool:
         self._flush()
         return self._vt.cursor_key_app_mode
@@ -261,7 +266,7 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         return ScreenUpdate(
             self._cols, self._rows, lines, full, cursor, history, self.alt_screen, self.title,
             self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
-            self._plain.dropped if dropped is None else dropped,
+            self._plain.dropped if dropped is None else dropped, self._modes.cursor_style,
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:

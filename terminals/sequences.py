@@ -1,9 +1,10 @@
-"""The control sequences the screen must see besides pyavt: title, modes, device queries,
-DECCOLM, the clipboard (OSC 52) and the full reset (RIS) that clears those modes.
+"""The control sequences the screen must see besides pyavt: title, modes, the cursor style,
+device queries, DECCOLM, the clipboard (OSC 52) and the full reset (RIS) that clears those modes.
 
 pyavt renders the grid but does not report the window title (OSC 0/2), bracketed-paste mode
 (DECSET 2004), which buffer is active, the mouse modes a program asked for (DECSET 9,
-1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), clipboard sets, or
+1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), the cursor style
+(DECSCUSR, `CSI Ps SP q`), clipboard sets, or
 answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
 answer by clearing the screen and homing the cursor, and ED 3 (`CSI 3 J`), with which they
 erase the scrollback. `ModeScanner` finds those in the text stream, keeping a short tail so
@@ -21,21 +22,22 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset, DA1, DSR,
-# DECSTR, ED 3 (erase the saved lines), RIS, RI. One ESC prefix for all: the regex engine
+# DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC prefix for all: the regex engine
 # then jumps from ESC to ESC (six times faster over coloured output than an alternation of
 # whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J))"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J)|(?P<style>\d?) q)"
     r"|(?P<ris>c)|(?P<ri>M))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM")
-_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p|3J))")  # (terminals/quiet.py must cover it: tested)
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM",
+           *(f"\x1b[{style} q" for style in ("", *"0123456789")))
+_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p|3J|\d? q))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
 MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}  # else the legacy X10 bytes
@@ -73,6 +75,7 @@ class ModeScanner:
         self.mouse = 0  # one of MOUSE_TRACKING, 0 when off
         self.mouse_encoding = "x10"
         self.focus_events = False
+        self.cursor_style = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
         self.origin = False  # DECOM: pyavt gets RI wrong in it (see screen_fixes)
         self.clipboard: deque[ClipboardSet] = deque(maxlen=KEEP)
         self._tail = ""
@@ -115,6 +118,10 @@ class ModeScanner:
             elif match.group("modes") is not None:
                 if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
                     queries.append(Query("deccolm", pos - shift))
+            elif match.group("style") is not None:
+                style = int(match.group("style") or 0)
+                if style <= 6:
+                    self.cursor_style = style
             elif match.group("ed3") is not None:
                 if pos > shift:
                     queries.append(Query("ed3", pos - shift))
@@ -125,7 +132,7 @@ class ModeScanner:
                 self.origin = False
                 if match.group("ris") is not None:  # full reset: pyavt resets its side too
                     self.bracketed_paste = self.alt_screen = self.focus_events = False
-                    self.mouse, self.mouse_encoding = 0, "x10"
+                    self.mouse, self.mouse_encoding, self.cursor_style = 0, "x10", 0
                 if pos > shift:  # ... except the cursor keys (DECCKM), which both resets clear
                     queries.append(Query("reset", pos - shift))
             elif pos > shift:  # a query whose last byte arrived now
@@ -176,7 +183,7 @@ def _unfinished_tail(text: str, consumed: int) -> str:
     if tail.startswith("\x1b]"):
         return tail if "\x07" not in tail and "\x1b\\" not in tail[1:] else ""
     if tail == "\x1b" or tail.startswith("\x1b["):
-        # CSI: unfinished while it is only parameters so far
+        # CSI: unfinished while it is only parameters so far (or a digit and DECSCUSR's space)
         body = tail[2:]
-        return tail if re.fullmatch(r"\??[0-9;]*", body) else ""
+        return tail if re.fullmatch(r"\??[0-9;]*|\d? ", body) else ""
     return ""

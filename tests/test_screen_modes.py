@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from tikitaka.terminals import osc52
 from tikitaka.terminals.screen import Screen
 
@@ -123,7 +125,7 @@ def test_the_quick_check_lets_every_sequence_the_scanner_reads_through():
     from tikitaka.terminals.sequences import _PATTERN, _STARTS, ModeScanner
 
     samples = ["\x1b]0;title\x07", "\x1b]2;title\x1b\\", "\x1b]52;c;aGk=\x07", "\x1b[?2004h", "\x1b[?1049l",
-               "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM"]
+               "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b[ q", "\x1b[6 q"]
     for sample in samples:
         assert _PATTERN.search(sample), sample
         assert any(sample.startswith(opening) for opening in _STARTS), sample
@@ -137,3 +139,24 @@ def test_the_quick_check_lets_every_sequence_the_scanner_reads_through():
 
     for opening in _STARTS:
         assert _ANY_START.match(opening), opening
+
+
+@pytest.mark.parametrize("split", [0, 1, 2, 3, 4])
+def test_the_cursor_style_a_program_sets_is_kept_also_cut_between_reads(split):
+    # DECSCUSR (`CSI Ps SP q`): vim and neovim ask for a bar in insert mode, shells in vi mode
+    # for a block or a bar; the UI shows the cursor that way (0: the terminal's own).
+    screen = Screen(40, 6)
+    assert screen.cursor_style == 0
+    data = b"text \x1b[5 q more"
+    cut = data.index(b"\x1b") + split
+    screen.feed(data[:cut])
+    screen.feed(data[cut:])
+    assert screen.cursor_style == 5 and screen.take_update().cursor_style == 5
+    screen.feed(b"\x1b[2 q")
+    assert screen.take_update(full=True).cursor_style == 2
+    screen.feed(b"\x1b[ q")  # no parameter: the default again
+    assert screen.cursor_style == 0
+    screen.feed(b"\x1b[4 q\x1b[9 q")  # not a style: ignored
+    assert screen.cursor_style == 4
+    screen.feed(b"\x1bc")  # a full reset forgets it
+    assert screen.cursor_style == 0

@@ -1,5 +1,5 @@
 """The terminal view draws a real `terminals.screen.Screen` fed real bytes, sent as the host
-sends it (screen frames of the UI protocol): colours, attributes, wide CJK cells, the cursor,
+sends it (screen frames of the UI protocol): colours, attributes, wide CJK cells, where the terminal's cursor goes,
 and only the rows that changed are repainted (issues 3, 13)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from rich.color import Color
 from textual.app import App, ComposeResult
 
 from tikitaka.actors.ipc.ui_frames import ScreenFrame
+from tikitaka.app.tui.terminal_cursor import cursor_place
 from tikitaka.app.tui.terminal_view import TerminalView
 from tikitaka.terminals.screen import Screen
 
@@ -69,9 +70,9 @@ async def test_colours_attributes_and_wide_cells():
         assert [c for c, _ in cells(row)][expected_col] == "|"
 
 
-async def test_cursor_is_drawn_where_the_screen_has_it():
+async def test_the_terminal_cursor_goes_where_the_screen_has_it_and_no_cell_is_drawn_for_it():
     screen = Screen(20, 4, 100)
-    screen.feed(b"ab\r\ncd")
+    screen.feed(b"ab\r\ncd\x1b[6 q")
     app = ViewApp()
     async with app.run_test(size=(20, 4)) as pilot:
         view = app.query_one(TerminalView)
@@ -79,10 +80,17 @@ async def test_cursor_is_drawn_where_the_screen_has_it():
         view.tab_id = 1
         view.apply_frame(frame(screen.take_update(full=True)))
         await pilot.pause()
-        row = cells(view.render_line(1))
-        reversed_cols = [col for col, (_, style) in enumerate(row) if style is not None and style.reverse]
-        assert reversed_cols == [2]  # the cell right after "cd"
-        assert not any(style and style.reverse for _, style in cells(view.render_line(0)))
+        region = view.content_region
+        assert cursor_place(view) == (region.x + 2, region.y + 1, 6)  # after "cd", a steady bar
+        for y in range(2):
+            assert not any(style and style.reverse for _, style in cells(view.render_line(y)))
+        view.blur()
+        await pilot.pause()
+        assert cursor_place(view) is None  # not the keyboard's: no cursor
+        view.focus()
+        screen.feed(b"\x1b[?25l")  # the program hides it
+        view.apply_frame(frame(screen.take_update()))
+        assert cursor_place(view) is None
 
 
 async def test_only_changed_rows_are_repainted():
@@ -114,7 +122,7 @@ async def test_only_changed_rows_are_repainted():
         assert view.render_line(2).text.startswith("row 2")
 
 
-async def test_a_wide_character_under_the_cursor_is_drawn_whole():
+async def test_a_wide_character_under_the_cursor_stays_whole():
     screen = Screen(20, 3, 100)
     screen.feed("한어 end\x1b[1;3H".encode())  # the cursor on 어 (cells 2-3), as after moving left
     app = ViewApp()
@@ -126,4 +134,5 @@ async def test_a_wide_character_under_the_cursor_is_drawn_whole():
         await pilot.pause()
         row = cells(view.render_line(0))
         assert [char for char, _ in row[:7]] == ["한", "", "어", "", " ", "e", "n"]  # nothing lost
-        assert row[2][1].reverse and row[3][1].reverse and not row[4][1].reverse  # the whole 어, reversed
+        region = view.content_region
+        assert cursor_place(view) == (region.x + 2, region.y, 0)  # on 어's first cell

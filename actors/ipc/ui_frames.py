@@ -55,7 +55,7 @@ class ScreenFrame:
             "cols": update.cols, "rows": update.rows, "cursor": list(update.cursor), "title": update.title,
             "alt_screen": update.alt_screen, "bracketed_paste": update.bracketed_paste,
             "app_cursor": update.app_cursor_keys, "history": update.history, "dropped": update.dropped,
-            "mouse": update.mouse,
+            "mouse": update.mouse, "cursor_style": update.cursor_style,
         }
         lines = {row: encode_line(line) for row, line in update.lines.items()}
         return cls(tab, update.serial, update.full, meta, lines)

@@ -57,6 +57,13 @@ class RawDriver(LinuxDriver):
         self._writer_thread.start()
         textual_writer.stop()  # (a writer that died on the terminal has nothing left to join)
 
+    def stop_application_mode(self) -> None:
+        # (before Textual shows the cursor again: the user's own shape, not the tab program's)
+        reset = getattr(self._app, "cursor_style_reset", None)
+        if reset is not None and (sequence := reset()):
+            self.write(sequence)
+        super().stop_application_mode()
+
     def _sigcont_application(self, *_: Any) -> None:
         # Textual sets the terminal up again on every SIGCONT; only one after its own SIGTSTP is
         # a resume. The kernel sends SIGCONT with a hangup's SIGHUP, and a second input thread

@@ -30,10 +30,11 @@ from .keys import key_to_bytes
 from .messages import Detached, PrefixKey, PrefixPending, TypedToTab
 from .notify import Notifier
 from .tab_bar import TabBar
+from .terminal_cursor import TerminalCursor
 from .terminal_view import TerminalView
 
 
-class TikiApp(Clipboard, Commands, HostEvents, App, inherit_bindings=False):
+class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"

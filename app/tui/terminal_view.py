@@ -27,7 +27,6 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...terminals.rows import cell_style
-from ...terminals.selection import row_from_text
 from .direct_paint import paint_rows
 from .history_scroll import HistoryScrollMixin
 from .keys import key_to_bytes
@@ -65,6 +64,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self.rows: list[list] = []  # [[text, sgr], ...] per row of the tab's screen
         self.serial = 0
         self.cursor = (0, 0, True)
+        self.cursor_style = 0  # DECSCUSR's: the terminal's cursor shows in it (terminal_cursor.py)
         self.app_cursor = False
         self.tab_size = (0, 0)
         self.history = 0
@@ -117,6 +117,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
                 self._strips.pop(row, None)
         old_cursor = self.cursor
         self.cursor, self.app_cursor = tuple(frame["cursor"]), frame["app_cursor"]
+        self.cursor_style = frame.get("cursor_style", 0)
         self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
         self.tab_size, self.history = (frame["cols"], rows), frame["history"]
         if self.scroll_offset_rows or self.copy.active:
@@ -129,6 +130,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         width, height = self.size
         dirty = (range(height) if frame["full"] else
                  sorted({int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}))
+        # (the cursor's rows too: the end of a paint is what moves the terminal's cursor)
         lines = self._live_lines(dirty, width)
         rest = [Region(0, row, width, 1) for row in dirty] if lines is None else paint_rows(self, lines)
         if rest:  # (what a toast or tooltip shares, or all when it cannot be painted at once)
@@ -139,12 +141,8 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         when the view shows something else over them (a selection, the exit banner)."""
         if self.selection is not None or self.exited:
             return None
-        cursor = self.cursor if self.cursor[2] and self.has_focus else None
         lines = []
         for y in rows:
-            if cursor is not None and y == cursor[0]:
-                lines.append((y, list(self._render_line(y))))  # the cursor cell, reversed
-                continue
             segments, length = _segments(self.rows[y] if y < len(self.rows) else ())
             if length > width:
                 return None  # (cannot happen unpanned; Textual's way is the safe one)
@@ -167,7 +165,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         if self.copy.active:
-            return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, None, 0))
+            return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, 0))
         strip = self._render_line(y)
         if self.exited and y == self.size.height // 2:
             return _banner(strip, self.exited, self.size.width)
@@ -179,44 +177,29 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             self.refresh()
 
     def _render_line(self, y: int) -> Strip:
+        # (The tab's cursor is the terminal's own, placed after each paint: terminal_cursor.py.)
         width = self.size.width
-        cursor: Any = self.cursor
         offset = self.scroll_offset_rows
         top, left = (0, 0) if offset else self.pan()
         if offset:
             if y < len(self.history_rows):
-                return self._strip(self.history_rows[y], width, None, 0)
+                return self._strip(self.history_rows[y], width, 0)
             y -= offset
-            cursor = None
         y += top
         line = self.rows[y] if 0 <= y < len(self.rows) else ()
-        cursor_col = cursor[1] - left if cursor and cursor[0] == y and cursor[2] and self.has_focus else None
-        if cursor_col is not None:
-            return self._strip(line, width, cursor_col, left)
         cached = self._strips.get(y)
         if cached is None or cached[0] != width or cached[1] != left:
-            cached = self._strips[y] = (width, left, self._strip(line, width, None, left))
+            cached = self._strips[y] = (width, left, self._strip(line, width, left))
         return cached[2]
 
-    def _strip(self, line: Any, width: int, cursor_col: int | None, left: int) -> Strip:
+    def _strip(self, line: Any, width: int, left: int) -> Strip:
         segments, length = _segments(line)
         if left or length > width:
-            strip = Strip(segments, length).crop_extend(left, left + width, None)
-        else:  # the usual row: padded in place, one Strip (each costs seven caches) not two
-            if length < width:
-                segments.append(Segment(" " * (width - length)))
-            strip = Strip(segments, width)
-        if cursor_col is not None and cursor_col < width:
-            span = 1  # a wide character under the cursor is drawn whole, reversed
-            text = "".join(t for t, _ in line)
-            if not text.isascii():
-                cells = row_from_text(text, left + cursor_col + 2).cells
-                span = 2 if cells[left + cursor_col + 1] == "" and cells[left + cursor_col] else 1
-            before, at, after = strip.divide([cursor_col, cursor_col + span, width])
-            at = Strip([Segment(s.text or " ", (s.style or Style()) + Style(reverse=True)) for s in at] or
-                       [Segment(" ", Style(reverse=True))])
-            strip = Strip.join([before, at, after])
-        return strip
+            return Strip(segments, length).crop_extend(left, left + width, None)
+        # the usual row: padded in place, one Strip (each costs seven caches) not two
+        if length < width:
+            segments.append(Segment(" " * (width - length)))
+        return Strip(segments, width)
 
     # -- input (key events: Pilot, or no raw driver) -----------------------------------------
 
@@ -253,7 +236,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         if self.client is not None and self.size.width > 1 and self.size.height > 0:
             self.client.resize(self.size.width, self.size.height)
 
-    def on_focus(self) -> None:
+    def on_focus(self) -> None:  # (a paint shows or hides the terminal's cursor: terminal_cursor.py)
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
 
     def on_blur(self) -> None:
