@@ -91,13 +91,13 @@ class AgentStateChanged:
 @dataclass(frozen=True)
 class AgentNotice:
     """Something the user should hear about a tab: it asks for the user (`waiting`), its agent
-    finished working (`done`), or its program printed a notification of its own (`program`,
-    OSC 9/99/777). The TUI turns these into badges, toasts and outer-terminal notifications
-    ([notify] in config.toml)."""
+    finished working (`done`), its program printed a notification of its own (`program`,
+    OSC 9/99/777) or rang the bell (`bell`, BEL). The TUI turns these into badges, toasts and
+    outer-terminal notifications ([notify] in config.toml)."""
 
     tab_id: int
     name: str
-    reason: str  # waiting | done | program
+    reason: str  # waiting | done | program | bell
     text: str
     time: float = field(default_factory=time.time)
 

@@ -144,7 +144,9 @@ class NotifySettings(_Section):
     shell that prints a line is not news)."""
 
     program: bool = True
-    """Pass on the desktop notifications a program prints itself (OSC 9, OSC 99, OSC 777)."""
+    """Pass on the desktop notifications a program prints itself (OSC 9, OSC 99, OSC 777) and
+    its bells (BEL: rung in the terminal the TUI runs in, as tmux does, and a badge on a tab
+    that is not in front)."""
 
     badge: bool = True
     """Mark the tab in the tab bar (distinct for waiting and for done-unseen) until you look."""

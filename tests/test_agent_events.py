@@ -165,3 +165,23 @@ def test_a_send_right_after_another_waits_for_a_verdict_newer_than_the_last_typi
     assert second.wait(20) and second.error is None, second.error
     arrivals = [json.loads(line) for line in log.read_text().splitlines()]
     assert [a["state"] for a in arrivals if "second" in a["text"]] == ["idle"], arrivals
+
+
+@pytest.mark.parametrize("program", [True, False])
+def test_a_programs_bell_is_a_notice_once_for_a_run_of_them_unless_turned_off(plain_host, program):
+    bash = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+    host, events = plain_host(bash, program=program)
+    until_state(host, "sh", "idle")
+    outbox = host.workspace.get("sh").get(timeout=5).terminal.outbox().get(timeout=5)
+    assert outbox.submit(r"printf 'a\a\a\a\a\a'; sleep 0.5; echo rung-$((1+1))", name="sh").wait(10)
+    terminal = host.workspace.get("sh").get(timeout=5).terminal
+    deadline = time.monotonic() + 10
+    while "rung-2" not in terminal.read_text(5).get(timeout=5)["text"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # a notice comes with the detector's next look (positive control: program=True)
+    notices = []
+    while not events.empty():
+        event = events.get()
+        if isinstance(event, AgentNotice):
+            notices.append(event)
+    assert [(e.name, e.reason) for e in notices] == ([("sh", "bell")] if program else [])

@@ -8,6 +8,7 @@ every byte the pane's program outputs to a file, before tmux interprets any of i
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -50,5 +51,34 @@ def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal
 
         outer.keys("w0", "C-\\", "2")  # show the tab: the badge is seen
         wait_until(lambda: "! needs you" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
+    finally:
+        outer.close()
+
+
+def bells(data: bytes) -> int:
+    """The BELs in `data` that ring: not the ones that end an OSC string."""
+    return re.sub(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)", b"", data).count(b"\x07")
+
+
+def test_a_programs_bell_rings_the_outer_terminal_from_any_tab_and_badges_one_behind(tiki_env, tmp_path):
+    # As in tmux: a program's BEL (readline's beep, a job's `printf '\a'` when it ends) rings
+    # the terminal the UI runs in, also from the tab in front; a tab behind gets a badge.
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env)
+    try:
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        outer.start_ui(tmp_path / "ws.toml", BASH + BASH.replace('"sh"', '"bg"'))
+        outer.literal("w0", r"printf 'ring\a\a\a'; echo ' rang'")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "ring rang")
+        wait_until(lambda: bells(received.read_bytes()) >= 1, 10, 0.1, what="the front tab's bell on the outer terminal")
+        assert "* bell" not in outer.screen("w0").splitlines()[0]  # you are looking at it: no badge
+        before = bells(received.read_bytes())
+        assert tiki(tiki_env, "terminal-send", "bg", r"printf '\a'; echo bg-done").returncode == 0
+        tab_bar = outer.wait("w0", "* bell").splitlines()[0]
+        assert tab_bar.index("bg") < tab_bar.index("* bell")
+        wait_until(lambda: bells(received.read_bytes()) > before, 10, 0.1, what="the background tab's bell")
+        outer.keys("w0", "C-\\", "2")  # shown: heard
+        wait_until(lambda: "* bell" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
     finally:
         outer.close()

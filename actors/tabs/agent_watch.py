@@ -189,6 +189,8 @@ class TabAgent:
             for note in facts.notifications:
                 if note.kind != "bel":
                     self._bus.publish(AgentNotice(tab_id, name, "program", note.text))
+            if any(note.kind == "bel" for note in facts.notifications):  # (a run of them rings once)
+                self._bus.publish(AgentNotice(tab_id, name, "bell", ""))
 
     def wait_for(self, wanted: Callable[[AgentView], bool], timeout: float,
                  gone: Callable[[], bool] | None = None) -> AgentView | None:

@@ -6,12 +6,15 @@ finished working, its program printed a notification of its own) and sends its `
 settings in `hello`; this module decides *how* the user hears of it, by those settings:
 
 - a badge on the tab: `waiting` (it needs you) until the tab stops waiting or you show it,
-  `done` (it finished while you looked elsewhere) until you show it;
+  `done` (it finished while you looked elsewhere) until you show it, `bell` (its program rang
+  the bell) until you show it;
 - a toast (Textual's notify);
 - OSC 9, OSC 777 and BEL, written through the Textual driver's writer, so they reach the
   terminal between two frames and never inside one.
 
 With `background_only` (the default) the tab in front gets none of these: you are looking at it.
+A program's bell is the exception, as in tmux: the terminal rings for it from any tab (readline's
+beep at a failed completion, a job's `printf '\a'` when it ends); a tab not in front gets the badge.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ DEFAULTS = {"badge": True, "toast": True, "osc9": True, "osc777": True, "bell": 
             "waiting": True}
 
 # What the tab bar shows for each badge: text and style (distinct at a glance, even without colour).
-BADGES = {"waiting": ("! needs you ", "bold reverse yellow"), "done": ("✓ done ", "bold reverse green")}
+BADGES = {"waiting": ("! needs you ", "bold reverse yellow"), "done": ("✓ done ", "bold reverse green"),
+          "bell": ("* bell ", "bold reverse magenta")}
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")  # nothing in a notification may end the sequence
 _MAX_TEXT = 200
@@ -86,6 +90,9 @@ class Notifier:
             self.notice(event["tab"], event["name"], event["reason"], event.get("text") or "")
 
     def notice(self, tab: int, name: str, reason: str, text: str) -> None:
+        if reason == "bell":
+            self._bell(tab)
+            return
         if self.settings["background_only"] and tab == self.app.active_id:
             return
         if reason in ("waiting", "done"):
@@ -108,6 +115,13 @@ class Notifier:
             self._redraw()
 
     # -- how -------------------------------------------------------------------------------
+
+    def _bell(self, tab: int) -> None:
+        if tab != self.app.active_id and self.badges.get(tab) is None:  # (it says less than the others)
+            self._badge(tab, "bell")
+            self._redraw()
+        if self.settings["bell"]:
+            self._write("\x07")
 
     def _badge(self, tab: int, badge: str) -> None:
         if self.settings["badge"] and not (badge == "done" and self.badges.get(tab) == "waiting"):
