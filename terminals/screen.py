@@ -33,7 +33,7 @@ from .screen_agent import AgentHooks
 from .screen_fixes import FIXES, ScreenFixes
 from .screen_held import HeldOutput
 from .screen_read import ScreenReads
-from .sequences import ModeScanner
+from .sequences import ModeReads, ModeScanner
 from .vt_limits import RepeatClamp
 
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
@@ -71,7 +71,7 @@ class ScreenUpdate:
     cursor_style: int = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
 
 
-class Screen(ScreenFixes, HeldOutput, ScreenReads):
+class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
     def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
         styled = min(scrollback, STYLED_HISTORY)
         self._vt = avt.Vt(cols, rows, scrollback_limit=styled)
@@ -131,6 +131,8 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
                     start += self._fix(kind)
                 elif kind == "da1":
                     replies.append(DA1_REPLY)
+                elif kind.startswith("rqm:"):  # DECRQM: "rqm:<mode>;<1 set|2 reset>"
+                    replies.append(f"\x1b[?{kind[4:]}$y")
                 else:  # DSR; in the pending-wrap state the cursor is on the last column
                     row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
                     replies.append(f"\x1b[{row + 1};{col + 1}R")
@@ -197,22 +199,6 @@ class Screen(ScreenFixes, HeldOutput, ScreenReads):
         self._flush()
         cursor = self._vt.cursor
         return cursor.row, cursor.col, cursor.visible
-
-    @property
-    def title(self) -> str:
-        return self._modes.title
-
-    @property
-    def alt_screen(self) -> bool:
-        return self._modes.alt_screen
-
-    @property
-    def bracketed_paste(self) -> bool:
-        return self._modes.bracketed_paste
-
-    @property
-    def cursor_style(self) -> int:
-        return self._modes.cursor_style
 
     @property
     def app_cursor_keys(self) -> bool:

@@ -16,19 +16,21 @@ keeps it cheap.
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from dataclasses import dataclass
 
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
-# OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset, DA1, DSR,
-# DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC prefix for all: the regex engine
+# OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
+# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC prefix for all: the regex engine
 # then jumps from ESC to ESC (six times faster over coloured output than an alternation of
 # whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J)|(?P<style>\d?) q)"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J)"
+    r"|(?P<style>\d?) q)"
     r"|(?P<ris>c)|(?P<ri>M))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
@@ -39,6 +41,9 @@ _STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
 _ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p|3J|\d? q))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
+# A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
+# terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
+SYNC_LIMIT = 0.15
 MOUSE_TRACKING = (9, 1000, 1002, 1003)  # X10 (press only), normal, button-event, any-event
 MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}  # else the legacy X10 bytes
 
@@ -76,6 +81,7 @@ class ModeScanner:
         self.mouse_encoding = "x10"
         self.focus_events = False
         self.cursor_style = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
+        self.synchronized_at: float | None = None  # DECSET 2026: since when an update is open
         self.origin = False  # DECOM: pyavt gets RI wrong in it (see screen_fixes)
         self.clipboard: deque[ClipboardSet] = deque(maxlen=KEEP)
         self._tail = ""
@@ -118,6 +124,10 @@ class ModeScanner:
             elif match.group("modes") is not None:
                 if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
                     queries.append(Query("deccolm", pos - shift))
+            elif match.group("rqm") is not None:
+                answer = self._mode_state(int(match.group("rqm")))
+                if answer and pos > shift:
+                    queries.append(Query(f"rqm:{match.group('rqm')};{answer}", pos - shift))
             elif match.group("style") is not None:
                 style = int(match.group("style") or 0)
                 if style <= 6:
@@ -133,6 +143,7 @@ class ModeScanner:
                 if match.group("ris") is not None:  # full reset: pyavt resets its side too
                     self.bracketed_paste = self.alt_screen = self.focus_events = False
                     self.mouse, self.mouse_encoding, self.cursor_style = 0, "x10", 0
+                    self.synchronized_at = None
                 if pos > shift:  # ... except the cursor keys (DECCKM), which both resets clear
                     queries.append(Query("reset", pos - shift))
             elif pos > shift:  # a query whose last byte arrived now
@@ -161,15 +172,55 @@ class ModeScanner:
                     self.mouse_encoding = MOUSE_ENCODINGS[number] if on else "x10"
             elif number == 1004:
                 self.focus_events = on
+            elif number == 2026:  # (a second start does not make an open update last longer)
+                if not on or self.synchronized_at is None:
+                    self.synchronized_at = time.monotonic() if on else None
             elif number == 6:
                 self.origin = on
             elif number == 3:
                 deccolm = True
         return deccolm
 
+    def _mode_state(self, number: int) -> int:
+        """DECRQM's answer for a mode this scanner follows: 1 set, 2 reset; 0 for the others,
+        which are not answered (pyavt keeps them, and a wrong answer is worse than none)."""
+        known = {2026: self.synchronized_at is not None, 2004: self.bracketed_paste, 1004: self.focus_events,
+                 47: self.alt_screen, 1047: self.alt_screen, 1049: self.alt_screen, 6: self.origin,
+                 **{mode: self.mouse == mode for mode in MOUSE_TRACKING},
+                 **{mode: self.mouse_encoding == name for mode, name in MOUSE_ENCODINGS.items()}}
+        return 0 if number not in known else 1 if known[number] else 2
+
     def _keep(self, made: ClipboardSet | None) -> None:
         if made is not None:
             self.clipboard.append(made)
+
+
+class ModeReads:
+    """What the scanner follows, read on the screen (mixed into `Screen`)."""
+
+    _modes: ModeScanner
+
+    @property
+    def title(self) -> str:
+        return self._modes.title
+
+    @property
+    def alt_screen(self) -> bool:
+        return self._modes.alt_screen
+
+    @property
+    def bracketed_paste(self) -> bool:
+        return self._modes.bracketed_paste
+
+    @property
+    def cursor_style(self) -> int:
+        return self._modes.cursor_style
+
+    def sync_hold(self, now: float) -> float:
+        """Seconds the program's open synchronized update may still keep this screen from
+        being shown: 0 when none is open, or once it has lasted SYNC_LIMIT."""
+        since = self._modes.synchronized_at
+        return 0.0 if since is None else max(0.0, since + SYNC_LIMIT - now)
 
 
 def _unfinished_tail(text: str, consumed: int) -> str:
@@ -183,7 +234,7 @@ def _unfinished_tail(text: str, consumed: int) -> str:
     if tail.startswith("\x1b]"):
         return tail if "\x07" not in tail and "\x1b\\" not in tail[1:] else ""
     if tail == "\x1b" or tail.startswith("\x1b["):
-        # CSI: unfinished while it is only parameters so far (or a digit and DECSCUSR's space)
+        # CSI: unfinished while it is only parameters so far (and DECRQM's `$`, DECSCUSR's space)
         body = tail[2:]
-        return tail if re.fullmatch(r"\??[0-9;]*|\d? ", body) else ""
+        return tail if re.fullmatch(r"\??[0-9;]*\$?|\d? ", body) else ""
     return ""

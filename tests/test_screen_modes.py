@@ -160,3 +160,30 @@ def test_the_cursor_style_a_program_sets_is_kept_also_cut_between_reads(split):
     assert screen.cursor_style == 4
     screen.feed(b"\x1bc")  # a full reset forgets it
     assert screen.cursor_style == 0
+
+
+def test_decrqm_is_answered_for_the_modes_the_screen_follows_and_only_those():
+    screen = Screen(40, 6)
+    assert screen.feed(b"\x1b[?2026$p") == b"\x1b[?2026;2$y"  # synchronized output: known, reset
+    assert screen.feed(b"\x1b[?2004h\x1b[?2004$p\x1b[?1006") == b"\x1b[?2004;1$y"  # (cut: the rest follows)
+    assert screen.feed(b"h\x1b[?1006$p") == b"\x1b[?1006;1$y"
+    assert screen.feed(b"\x1b[?7$p") == b""  # autowrap: pyavt's, not followed here: no answer rather than a guess
+
+
+def test_a_synchronized_update_holds_the_screen_back_until_it_ends_or_lasts_too_long():
+    import time
+
+    from tikitaka.terminals.sequences import SYNC_LIMIT
+
+    screen = Screen(40, 6)
+    assert screen.sync_hold(time.monotonic()) == 0
+    screen.feed(b"\x1b[?2026hhalf")
+    now = time.monotonic()
+    assert 0 < screen.sync_hold(now) <= SYNC_LIMIT
+    screen.feed(b"\x1b[?2026h")  # started again: still the first one's limit
+    assert screen.sync_hold(now + SYNC_LIMIT) == 0  # too long: shown all the same
+    screen.feed(b" done\x1b[?2026l")
+    assert screen.sync_hold(time.monotonic()) == 0
+    assert screen.feed(b"\x1b[?2026$p") == b"\x1b[?2026;2$y"
+    screen.feed(b"\x1b[?2026h\x1bc")  # a full reset ends it
+    assert screen.sync_hold(time.monotonic()) == 0

@@ -206,10 +206,15 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
     def watch(self, callback: Any) -> Any:
         """A UI starts showing this tab: from now on `callback(update)` gets every coalesced
         `ScreenUpdate` (on the notifier thread; it must not block). Returns a full snapshot to
-        start from (updates carry serials: one older than the snapshot is stale)."""
-        with self._lock:
-            self._watchers = (*self._watchers, callback)
-            return self._screen.snapshot()
+        start from (updates carry serials: one older than the snapshot is stale) -- once the
+        program is not half-way through a synchronized update (DECSET 2026; SYNC_LIMIT at most)."""
+        while True:
+            with self._lock:
+                held = self._screen.sync_hold(time.monotonic())
+                if held <= 0:
+                    self._watchers = (*self._watchers, callback)
+                    return self._screen.snapshot()
+            time.sleep(min(held, 0.005))
 
     def unwatch(self, callback: Any) -> None:
         with self._lock:

@@ -4,7 +4,8 @@ A reader does blocking PTY reads (then takes what else is already there, up to R
 and feeds the screen under the actor's lock, so output never waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
 to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
 sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
-~60 notices per second (`frame_budget`: two may go back to back): while UIs watch the tab, one
+~60 notices per second (`frame_budget`: two may go back to back; none while the program is
+inside a synchronized update, DECSET 2026, up to `SYNC_LIMIT`): while UIs watch the tab, one
 `ScreenUpdate` (the changed rows, styled once) handed to every watcher -- however many UIs look
 at it; an unwatched tab builds no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
 
@@ -141,6 +142,12 @@ class TerminalThreads:
                 continue
             time.sleep(pace.wait())  # (what else changes meanwhile goes in the same frame)
             self._dirty.clear()
+            with self._lock:  # (after the clear: the end of the update, fed from now on, sets it again)
+                held = self._screen.sync_hold(time.monotonic())
+            if held > 0:  # the program is half-way through a synchronized update: not shown yet
+                self._dirty.wait(held)
+                self._dirty.set()  # (a frame is owed either way)
+                continue
             self._paused.clear()  # a pause from now on may end a flood
             with self._lock:
                 if self._screen.unsettled * self._screen.cols > SETTLE_CELLS:
