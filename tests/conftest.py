@@ -1,7 +1,9 @@
 """Shared fixtures: an isolated environment and a real `tiki serve` host in a subprocess.
 
 Every test gets its own socket, config and state directories, so nothing touches the user's
-real ones and tests never see each other's hosts.
+real ones and tests never see each other's hosts: `apart_from_the_users_tiki` (every test) points
+this process's TIKI_* paths at fresh temporary ones; `tiki_env` / `in_tiki_env` add a whole
+environment for subprocesses and check that nothing the test started outlives it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,21 @@ import pytest
 
 BIN = Path(sys.executable).parent
 TIKI = str(BIN / "tiki")
+INHERITED = {k: v for k, v in os.environ.items() if k.startswith("TIKI_")}  # the user's, never used
+
+
+@pytest.fixture(autouse=True)
+def apart_from_the_users_tiki(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Fresh TIKI_* paths for every test, whatever the shell that ran pytest had: a host a test
+    starts in process must never meet the user's (tests/test_isolation.py)."""
+    for key in INHERITED:
+        monkeypatch.delenv(key)
+    sock_dir = tempfile.mkdtemp(prefix="tk-")  # (AF_UNIX paths: ~100 bytes at most)
+    monkeypatch.setenv("TIKI_SOCKET", os.path.join(sock_dir, "s"))
+    monkeypatch.setenv("TIKI_CONFIG_DIR", str(tmp_path / "tiki-config"))
+    monkeypatch.setenv("TIKI_STATE_DIR", str(tmp_path / "tiki-state"))
+    yield
+    shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "condition") -> Any:
