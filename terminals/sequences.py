@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
-# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC prefix for all: the regex engine
-# then jumps from ESC to ESC (six times faster over coloured output than an alternation of
-# whole sequences).
+# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC
+# prefix for all: the regex engine then jumps from ESC to ESC (six times faster over coloured
+# output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"

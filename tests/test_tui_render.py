@@ -1,6 +1,6 @@
 """The terminal view draws a real `terminals.screen.Screen` fed real bytes, sent as the host
-sends it (screen frames of the UI protocol): colours, attributes, wide CJK cells, where the terminal's cursor goes,
-and only the rows that changed are repainted (issues 3, 13)."""
+sends it (screen frames of the UI protocol): colours, attributes, wide CJK cells, where the
+terminal's cursor goes, and only the rows that changed are repainted (issues 3, 13)."""
 
 from __future__ import annotations
 
