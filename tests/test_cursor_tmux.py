@@ -69,3 +69,27 @@ def test_the_terminal_cursor_is_the_tabs_in_the_style_the_program_asked_for(oute
     outer.wait("w0", "TIKI-EXIT=0")
     written = output.read_bytes()
     assert written.rfind(b"\x1b[0 q") > written.rfind(b"\x1b[5 q")
+
+
+def test_a_toast_over_the_cursor_hides_it_and_one_beside_it_does_not(tiki_env, tmp_path):
+    from test_notify_tmux import CLAUDE
+
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE)
+        assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
+        assert tiki(tiki_env, "terminal-send", "Claude", "make a demo dir").returncode == 0
+        screen = outer.wait("w0", "Claude needs you").splitlines()  # a toast, up for 8 s
+        row = max(n for n, line in enumerate(screen) if "▌" in line)
+        left = screen[row].index("▌")  # the toast's left edge on its last row
+        for col, shown in ((left - 4, True), (left + 2, False)):  # beside it, then under it
+            outer.literal("w0", f"clear; printf '\\e[{row};{col + 1}H'; sleep 30")  # (the view's row 0 is screen row 1)
+            outer.keys("w0", "Enter")
+            wait_until(lambda col=col: terminal_cursor(outer)[1:] == (col, row) or not terminal_cursor(outer)[0], 10, 0.05,
+                       what="the cursor moved")
+            wait_until(lambda shown=shown: terminal_cursor(outer)[0] == shown, 5, 0.05,
+                       what=f"the cursor {'shown beside' if shown else 'hidden under'} the toast")
+            assert "Claude needs you" in outer.screen("w0")
+            outer.keys("w0", "C-c")
+    finally:
+        outer.close()

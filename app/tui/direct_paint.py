@@ -44,7 +44,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
     if (driver is None or app.is_headless or not app._running or app._closed or app._batch_count
             or not view.is_mounted or app.screen is not view.screen):
         return every
-    free = _free_widths(view, region) if region and _plain(view) else None
+    free = free_widths(view, region) if region and _plain(view) else None
     if free is None:
         return every
     width, height = region.size
@@ -95,7 +95,7 @@ def _plain(view: Widget) -> bool:
             and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
 
-def _free_widths(view: Widget, region: Region) -> dict[int, int] | None:
+def free_widths(view: Widget, region: Region) -> dict[int, int] | None:
     """For each row of the view that a widget other than it and its ancestors shares (a toast,
     a tooltip), how many cells from its left are the view's alone; None when the view is not
     whole on the screen."""

@@ -7,8 +7,8 @@ paint -- Textual's and direct_paint's, both bracketed by `_begin_update` / `_end
 therefore hides the cursor first and shows it again once the rows are drawn, at the tab's
 cursor (so it never runs across the screen while a frame is written, as tmux does). It shows
 only while the view has the keyboard and shows the live screen with the cursor on it: not
-under a dialog or the palette, not while the agent panel has focus, not in scrollback or copy
-mode, over a selection or the exit banner, and not where the program hid it (DECTCEM).
+under a dialog, the palette or a toast, not while the agent panel has focus, not in scrollback
+or copy mode, over a selection or the exit banner, and not where the program hid it (DECTCEM).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from textual.geometry import Offset
+
+from .direct_paint import free_widths
 
 HIDE, SHOW = "\x1b[?25l", "\x1b[?25h"
 DEFAULT_STYLE = "\x1b[0 q"  # the terminal's own cursor again
@@ -34,6 +36,9 @@ def cursor_place(view: Any) -> tuple[int, int, int] | None:
     x, y = col - left, row - top
     region = view.content_region
     if not (0 <= x < region.width and 0 <= y < region.height):
+        return None
+    free = free_widths(view, view.region)  # (a toast or a tooltip over that cell: no cursor over it)
+    if free is not None and free.get(y, region.width) <= x:
         return None
     return region.x + x, region.y + y, view.cursor_style
 
