@@ -7,7 +7,8 @@ sender may wait on) and writes it with flow control. A notifier turns "the scree
 ~60 notices per second (`frame_budget`: two may go back to back; none while the program is
 inside a synchronized update, DECSET 2026, up to `SYNC_LIMIT`): while UIs watch the tab, one
 `ScreenUpdate` (the changed rows, styled once) handed to every watcher -- however many UIs look
-at it; an unwatched tab builds no rows at all. Once the output is quiet it also settles the screen's pushed-out history.
+at it; an unwatched tab builds no rows at all. Once the output is quiet it also settles the
+screen's pushed-out history.
 
 Each runs through `supervisor.thread`: one that raises is logged once and started again -- the
 reader on the same PTY, so the tab keeps working. If one keeps failing, the supervisor gives up

@@ -6,11 +6,12 @@ rendered again, cut into chops, joined -- ~7 ms of the UI's time per frame at 14
 profiled, on the path from the tab's output to the user's screen. Where nothing covers a row
 of the view (no other screen or dialog over it, no toast or tooltip in that row) and the view
 has no border, padding or effect of its own, that pass has nothing to decide: each row the
-view renders is what the compositor would write there once the app's line filters (the
-theme's ANSI colours) are applied. So the rows are rendered by the view, filtered as Textual
-filters them and written to the terminal in one synchronized update, straight away. (Rows are
-handed over as segments, not Strips: a Strip sets up seven caches, and a frame of 44 rows made
-~90 of them.)
+view renders is what the compositor would write there once the view's line filters are
+applied (the app's, less the one that would turn a program's ANSI colours into the theme's:
+terminal_view). So the rows are rendered by the view, filtered as Textual filters them and
+written to the terminal in one synchronized update, straight away (the terminal's cursor is
+placed after them: terminal_cursor). (Rows are handed over as segments, not Strips: a Strip
+sets up seven caches, and a frame of 44 rows made ~90 of them.)
 
 Of a row a toast shares, the part left of the toast is painted at once and the rest left to
 the compositor, which draws the toast over it (a toast stays up for seconds: typing beside it,
@@ -70,7 +71,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
         # The compositor's copy of the row is stale now: it renders it again when it next
         # draws there (a dialog or toast over the view closes, say).
         cache.set_dirty(Region(0, row, width, 1))
-        for line_filter in filters:  # the app's, e.g. the theme's ANSI colours (Strip.apply_filter)
+        for line_filter in filters:  # the view's, as the compositor applies them (Strip.apply_filter)
             segments = line_filter.apply(segments, background)
         parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H")
         parts.extend(text if style is None else render(style, text, color_system)

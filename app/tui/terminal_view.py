@@ -115,7 +115,6 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             if row < rows:
                 self.rows[row] = line
                 self._strips.pop(row, None)
-        old_cursor = self.cursor
         self.cursor, self.app_cursor = tuple(frame["cursor"]), frame["app_cursor"]
         self.cursor_style = frame.get("cursor_style", 0)
         self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
@@ -129,8 +128,9 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             return
         width, height = self.size
         dirty = (range(height) if frame["full"] else
-                 sorted({int(row) for row in frame["lines"]} | {old_cursor[0], self.cursor[0]}))
-        # (the cursor's rows too: the end of a paint is what moves the terminal's cursor)
+                 sorted({int(row) for row in frame["lines"]} | {self.cursor[0]}))
+        # (the cursor's row too, the only one a cursor move changes: the end of a paint is what
+        # moves the terminal's cursor, and nothing is drawn for it where it was)
         lines = self._live_lines(dirty, width)
         rest = [Region(0, row, width, 1) for row in dirty] if lines is None else paint_rows(self, lines)
         if rest:  # (what a toast or tooltip shares, or all when it cannot be painted at once)
