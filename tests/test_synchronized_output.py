@@ -33,3 +33,26 @@ def test_a_synchronized_redraw_is_never_shown_half_done_and_decrqm_says_the_mode
         numbers = {re.match(r"frame (\d+) row", row).group(1) if row.startswith("frame") else None for row in screen}
         assert len(numbers) == 1 and None not in numbers, screen
     live.client.input(tab, b"q")
+
+
+def test_a_read_never_returns_half_a_synchronized_redraw(serve):
+    """What `terminal-read` (the coordinator's `read_terminal`) and `--cells` return is what a
+    UI would show: the screen once the program's update has ended, not half of it."""
+    from tikitaka.app.client import call
+
+    host = serve(f'[[tab]]\nname = "tui"\ncommand = ["{sys.executable}", "{HERE / "synced_redraw.py"}", "12", "0.04"]\n')
+    socket = Path(host.env["TIKI_SOCKET"])
+    seen: list[list[str]] = []
+    while True:
+        text = call("terminal.read", {"name": "tui", "lines": 40}, socket_path=socket)["text"]
+        rows = [row.rstrip() for row in text.split("\n")]
+        cells = call("terminal.cells", {"name": "tui"}, socket_path=socket)["cells"]
+        seen += [rows, ["".join(char for char, _style in row).rstrip() for row in cells]]
+        if any("; done" in row for row in rows):
+            break
+    frames = [[row for row in screen if row.startswith("frame")] for screen in seen]
+    frames = [rows for rows in frames if rows]
+    assert len(frames) >= 10, seen  # many looks landed while frames were on screen
+    for rows in frames:
+        numbers = {re.match(r"frame (\d+) row", row).group(1) for row in rows}
+        assert len(rows) == 10 and len(numbers) == 1, rows

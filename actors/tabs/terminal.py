@@ -16,8 +16,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from ...protocol.settings import TerminalSettings
 from ...terminals import divider
@@ -206,28 +207,40 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
     def watch(self, callback: Any) -> Any:
         """A UI starts showing this tab: from now on `callback(update)` gets every coalesced
         `ScreenUpdate` (on the notifier thread; it must not block). Returns a full snapshot to
-        start from (updates carry serials: one older than the snapshot is stale) -- once the
-        program is not half-way through a synchronized update (DECSET 2026; SYNC_LIMIT at most)."""
-        while True:
-            with self._lock:
-                held = self._screen.sync_hold(time.monotonic())
-                if held <= 0:
-                    self._watchers = (*self._watchers, callback)
-                    return self._screen.snapshot()
-            time.sleep(min(held, 0.005))
+        start from (updates carry serials: one older than the snapshot is stale)."""
+        with self._drawn() as screen:
+            self._watchers = (*self._watchers, callback)
+            return screen.snapshot()
 
     def unwatch(self, callback: Any) -> None:
         with self._lock:
             # `==`, not `is`: a bound method (`feed.on_update`) is a new object at every access.
             self._watchers = tuple(w for w in self._watchers if w != callback)
 
+    @contextmanager
+    def _drawn(self) -> Iterator[Any]:
+        """The screen, under the lock, once the program is not half-way through a synchronized
+        update (DECSET 2026; SYNC_LIMIT at most): what a UI shows, reads and the detector see
+        alike -- never half a redraw."""
+        while True:
+            self._lock.acquire()
+            held = self._screen.sync_hold(time.monotonic())
+            if held <= 0:
+                break
+            self._lock.release()
+            time.sleep(min(held, 0.005))
+        try:
+            yield self._screen
+        finally:
+            self._lock.release()
+
     def snapshot(self) -> Any:
-        with self._lock:
-            return self._screen.snapshot()
+        with self._drawn() as screen:
+            return screen.snapshot()
 
     def cells(self) -> dict[str, Any]:
-        with self._lock:
-            return grid(self._screen)
+        with self._drawn() as screen:
+            return grid(screen)
 
     def history(self, start: int, stop: int) -> list[Any]:
         with self._lock:
@@ -239,8 +252,7 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
             return self._screen.history_page(offset, count, start, screen)
 
     def read_text(self, lines: int = 40) -> dict[str, Any]:
-        with self._lock:
-            screen = self._screen
+        with self._drawn() as screen:
             text = screen.text(lines)
             row, col, _visible = screen.cursor
             return {

@@ -43,13 +43,13 @@ class TerminalAgent:
         return self._outbox
 
     def visible_rows(self) -> list[str]:
-        with self._lock:
-            return self._screen.visible_rows()
+        with self._drawn() as screen:  # type: ignore[attr-defined]
+            return screen.visible_rows()  # type: ignore[no-any-return]
 
     def _agent_facts(self, now: float) -> ScreenFacts:
-        """What the detector looks at, on its own thread (see agent_watch)."""
-        with self._lock:
-            screen = self._screen
+        """What the detector looks at, on its own thread (see agent_watch): the screen as drawn,
+        not half a redraw (the state of a half-drawn screen is nobody's)."""
+        with self._drawn() as screen:  # type: ignore[attr-defined]
             rows, cursor, title = screen.visible_rows(), screen.cursor, screen.title
             alt_screen, notes = screen.alt_screen, screen.agent.take_notifications()
             last_output = self._last_output or None
