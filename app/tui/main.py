@@ -120,7 +120,10 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
     def forwarding(self) -> bool:
         """Raw bytes go to the tab now (asked by the driver's thread: reads only)."""
         try:
-            return (self.screen is self._main_screen and self.view.has_focus and not self._prefix_pending
+            # (Focused on nothing: a mouse report outside every widget did that, and the view
+            # takes the focus back at once -- what is typed meanwhile is the tab's too.)
+            return (self.screen is self._main_screen and self.screen.focused in (self.view, None)
+                    and not self._prefix_pending
                     and self.view.tab_id is not None and not self.view.copy.active)
         except Exception:  # noqa: BLE001 - mid-teardown: nothing goes anywhere
             return False
@@ -130,7 +133,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         tab = self.view.tab_id
         if tab is not None:
             self.client.input(tab, data)
-            if self.view.scroll_offset_rows:
+            if self.view.scroll_offset_rows or self.view.selection is not None:
                 self.post_message(TypedToTab())
 
     async def on_event(self, event: events.Event) -> None:
@@ -175,6 +178,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
 
     def on_typed_to_tab(self, message: TypedToTab) -> None:
         self.view.to_live()
+        self.view.drop_selection()
 
     def get_system_commands(self, screen: Any) -> Any:
         """The command palette: the prefix table, one entry per tab, then Textual's own."""

@@ -45,7 +45,8 @@ class PrefixPending(Message):
 
 
 class TypedToTab(Message):
-    """Raw input went to the tab: a view scrolled back returns to the live screen."""
+    """Raw input went to the tab: a view scrolled back returns to the live screen, and a
+    selection's highlight goes."""
 
 
 class PanelNote(Message):

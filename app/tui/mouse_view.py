@@ -4,7 +4,8 @@ When the program in the tab asked for the mouse (the frame's `mouse` mode), ever
 release, drag and wheel step goes up the session in the tab's cells, and the host encodes it
 as the program asked (`terminals.mouse`). Otherwise a drag selects text (drawn reversed) and,
 on release, copies it (`app.copy_selection`: OSC 52 to the outer terminal, and the buffer that
-prefix+`]` pastes); the wheel scrolls back through history, except on the alternate screen,
+prefix+`]` pastes) and stays highlighted until the user types into the tab or output changes
+the rows under it (a click alone selects nothing); the wheel scrolls back through history, except on the alternate screen,
 where the host turns it into arrow keys (as tmux does: less, man). Shift+drag always selects,
 as in xterm and tmux.
 """
@@ -114,8 +115,30 @@ class MouseMixin:
             if (anchor != head or selection.mode != "char") and text:
                 self.app.copy_selection(text)  # type: ignore[attr-defined]
             else:
-                selection.clear()
+                self.selection = None  # a click: nothing selected, nothing drawn over the tab
             self.refresh()  # type: ignore[attr-defined]
+
+    def drop_selection(self) -> None:
+        """The user typed on: a copied selection's highlight has done its job."""
+        if self.selection is not None and not self.selecting:
+            self.selection = None
+            self.refresh()  # type: ignore[attr-defined]
+
+    def output_under_selection(self, full: bool, lines: dict[str, Any]) -> None:
+        """A frame changed rows of the live screen: a highlight over them would now mark text
+        that was never selected (xterm drops it then too)."""
+        selection = self.selection
+        if selection is None or self.selecting or self.scroll_offset_rows:
+            return
+        first, last = selection.bounds()
+        top = self.pan()[0]  # type: ignore[attr-defined]
+        if full or any(first.row <= int(row) - top <= last.row for row in lines):
+            self.drop_selection()
+
+    @property
+    def selecting(self) -> bool:
+        """The left button is down, drawing a selection."""
+        return self.selection is not None and self.app.mouse_captured is self  # type: ignore[attr-defined]
 
     def on_click(self, event: events.Click) -> None:
         """A double click selects a word, a triple click the line (and copies it)."""

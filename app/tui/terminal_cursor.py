@@ -27,7 +27,7 @@ def cursor_place(view: Any) -> tuple[int, int, int] | None:
     """(x, y, style) on the screen for the terminal's cursor, or None when it is not to show."""
     if not view.has_focus or view.app.screen is not view.screen or view.tab_id is None or not view.rows:
         return None
-    if view.copy.active or view.scroll_offset_rows or view.selection is not None or view.exited:
+    if view.copy.active or view.scroll_offset_rows or view.selecting or view.exited:
         return None
     row, col, visible = view.cursor
     if not visible:

@@ -123,6 +123,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             if self.scroll_offset_rows and not self.alt_screen:
                 self._keep_anchored(frame["history"], frame["dropped"])
             return  # (scrollback mode shows the screen as it was: nothing here changes it)
+        self.output_under_selection(frame["full"], frame["lines"])
         if self.tab_size[1] > self.size.height or self.tab_size[0] > self.size.width:
             self.refresh()  # a panned view may have moved: draw it all
             return
@@ -222,6 +223,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         event.stop()
         event.prevent_default()
         self.to_live()
+        self.drop_selection()
         self.write(data)
 
     async def on_paste(self, event: events.Paste) -> None:
@@ -241,6 +243,14 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+        self.call_after_refresh(self._keep_focus)
+
+    def _keep_focus(self) -> None:
+        """A mouse report outside every widget (a drag past the window's edge, a resize racing
+        a click) makes Textual focus nothing, and the keys would go nowhere: the tab takes them
+        back. (A dialog or the agent panel taking the focus is not this: something has it.)"""
+        if self.app.screen is self.screen and self.screen.focused is None:
+            self.focus()
 
 
 def _segments(line: Any) -> tuple[list[Segment], int]:

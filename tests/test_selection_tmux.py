@@ -1,0 +1,67 @@
+"""Clicks and selections in a shell tab, through the real `tiki` UI in tmux, sent as a terminal
+sends them (raw SGR reports): a plain click selects nothing and leaves the tab as it was (its
+cursor shown); a drag's highlight goes once the user types on; a report from outside the
+window (a drag past the edge, a resize racing a click) never takes the keyboard from the tab."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import wait_until
+from test_attach_tmux import BASH, pytestmark, read  # noqa: F401
+from test_cursor_tmux import tab_cursor, terminal_cursor
+from test_mouse_tmux import sgr
+from tmux_outer import Outer
+
+
+@pytest.fixture
+def outer(tiki_env, tmp_path):
+    outer = Outer(tiki_env, 100, 30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        wait_until(lambda: "$" in read(tiki_env, "sh") or "#" in read(tiki_env, "sh"), 15, 0.1, what="a prompt")
+        yield outer
+    finally:
+        outer.close()
+
+
+def reversed_rows(outer: Outer) -> list[int]:
+    """The window's rows holding reversed text (a selection's highlight)."""
+    return [y for y, line in enumerate(outer.screen("w0", escapes=True).splitlines()) if "\x1b[7m" in line]
+
+
+def typed(outer: Outer, env: dict[str, str], text: str) -> None:
+    outer.literal("w0", f"echo {text}")
+    outer.keys("w0", "Enter")
+    wait_until(lambda: f"\n{text}" in read(env, "sh"), 10, 0.1, what=f"{text!r} echoed in the tab")
+
+
+def test_a_click_selects_nothing_and_a_drag_highlight_goes_when_typing(outer, tiki_env):
+    wait_until(lambda: terminal_cursor(outer) == tab_cursor(tiki_env), 10, 0.1, what="the cursor at the prompt")
+    sgr(outer, "w0", 0, 30, 10)  # a plain click in the shell
+    sgr(outer, "w0", 0, 30, 10, release=True)
+    typed(outer, tiki_env, "after-click")
+    wait_until(lambda: terminal_cursor(outer) == tab_cursor(tiki_env), 10, 0.1,
+               what=f"the cursor shown at the prompt after a click: {terminal_cursor(outer)} vs {tab_cursor(tiki_env)}")
+    assert terminal_cursor(outer)[0]
+
+    typed(outer, tiki_env, "line-one")
+    typed(outer, tiki_env, "line-two")
+    screen = outer.screen("w0").splitlines()
+    row = next(y for y, line in enumerate(screen) if line.startswith("line-one"))
+    sgr(outer, "w0", 0, 1, row + 1)  # drag from line-one over to line-two
+    sgr(outer, "w0", 32, 8, row + 3)
+    sgr(outer, "w0", 0, 8, row + 3, release=True)
+    wait_until(lambda: reversed_rows(outer), 10, 0.1, what="the dragged rows highlighted")
+    typed(outer, tiki_env, "typed-on")
+    wait_until(lambda: not reversed_rows(outer), 10, 0.1, what=f"no highlight once typing; rows {reversed_rows(outer)}")
+    wait_until(lambda: terminal_cursor(outer) == tab_cursor(tiki_env), 10, 0.1, what="the cursor shown again")
+
+
+def test_a_report_from_outside_the_window_leaves_the_keyboard_with_the_tab(outer, tiki_env):
+    sgr(outer, "w0", 0, 101, 10)  # one column past the 100-column window
+    sgr(outer, "w0", 0, 101, 10, release=True)
+    sgr(outer, "w0", 1, 300, 40)  # the middle button far outside
+    sgr(outer, "w0", 1, 300, 40, release=True)
+    typed(outer, tiki_env, "still-typing")
+    outer.keys("w0", "C-\\", "?")  # and the prefix still works
+    outer.wait("w0", "Every key goes to")
