@@ -29,7 +29,7 @@ from . import host_record
 from .coordinator import ops as coordinator
 from .event_log import EventLog
 from .events import EventBus
-from .ipc import ui_session
+from .ipc import endpoint, ui_session
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
 from .ipc.server import Handler, IpcServerActor
@@ -162,6 +162,7 @@ class Host:
         self._noted = False  # host_record written: removed again on a clean stop
         self._services: dict[str, Any] = {}
         self._ipc: pykka.ActorRef[IpcServerActor] | None = None
+        self._endpoint: tuple[int, int] | None = None  # the socket file this host made (endpoint.release)
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
         self._started = False
@@ -239,6 +240,7 @@ class Host:
         self.add_service("ui", hub)
         hub.start()
         self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
+        self._endpoint = endpoint.identity(self.socket_path)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
     def _agent_rules(self) -> AgentConfig:
@@ -270,6 +272,8 @@ class Host:
                 hub.stop("the host is stopping")  # UIs hear it before their connection goes
             if self._ipc is not None:
                 self._ipc.stop(block=True, timeout=5)
+            if self._noted:  # a host started from now on follows a clean stop, not a crash
+                host_record.clear(self.socket_path)
             # Every actor at once: a tab ends its whole session with a grace period, and tabs
             # stopped one after another would add those graces up.
             stopping = [ref.stop(block=False) for ref in pykka.ActorRegistry.get_all()]
@@ -278,10 +282,8 @@ class Host:
                     future.get(timeout=10)
                 except (pykka.Timeout, pykka.ActorDeadError):
                     pass
-            if self._ipc is not None:
-                self.socket_path.unlink(missing_ok=True)
-            if self._noted:
-                host_record.clear(self.socket_path)
+            if self._ipc is not None:  # (if the server's own stop timed out; never another host's)
+                endpoint.release(self.socket_path, self._endpoint)
             if self._started:
                 self.event_log.append("host_stopped")
             self._stopped.set()

@@ -159,3 +159,38 @@ def test_loopback_tcp_endpoint_with_a_secret(serve, tiki_env):
     host.wait_text("sh", "tcp-rc=0")
     host.stop()
     assert not os.path.exists(path)
+
+
+def test_a_host_still_stopping_never_removes_the_next_hosts_socket(serve, tiki_env):
+    """`tiki shutdown` then `tiki` at once: the old host, still ending a tab that ignores
+    SIGTERM, must not delete the socket the new host listens on (it did: the new host ran on,
+    unreachable, and every `tiki` after it started yet another)."""
+    import signal
+
+    old = serve(BASH_TAB)
+    old.run("terminal-send", "sh", "trap '' HUP TERM; echo stubborn; sleep 1000")
+    old.wait_text("sh", "\nstubborn")
+    assert old.run("shutdown").returncode == 0
+    wait_until(lambda: not os.path.exists(tiki_env["TIKI_SOCKET"]), what="the old socket gone")
+    os.kill(old.proc.pid, signal.SIGSTOP)  # held in the middle of its stop, ending the tab
+    try:
+        new = serve(BASH_TAB)
+    finally:
+        os.kill(old.proc.pid, signal.SIGCONT)
+    old.proc.wait(20)
+    assert new.run("terminal-list").returncode == 0, "the new host is unreachable"
+    assert os.path.exists(tiki_env["TIKI_SOCKET"])
+
+
+def test_a_tcp_host_never_takes_over_a_file_that_is_not_an_endpoint(tiki_env, tmp_path):
+    """With TIKI_IPC=tcp the socket path names a file; one that is not a tikitaka endpoint
+    file (a user's notes, a typo'd path) is refused and kept, never overwritten or removed."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("important\n")
+    os.chmod(notes, 0o600)
+    env = {**tiki_env, "TIKI_IPC": "tcp", "TIKI_SOCKET": str(notes)}
+    result = subprocess.run([TIKI, "serve"], env=env, capture_output=True, text=True, timeout=30,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode != 0
+    assert "not a tikitaka endpoint file" in result.stderr and str(notes) in result.stderr, result.stderr
+    assert notes.read_text() == "important\n"

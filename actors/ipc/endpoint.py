@@ -18,7 +18,6 @@ Imports only the standard library: the command line uses it on its fast path.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import secrets
 import socket
@@ -27,6 +26,7 @@ import sys
 from pathlib import Path
 
 from ...protocol import ipc, paths
+from . import endpoint_file
 
 # sizeof(sockaddr_un.sun_path) minus the terminating NUL
 MAX_UNIX_PATH = 103 if sys.platform == "darwin" or "bsd" in sys.platform else 107
@@ -168,11 +168,8 @@ def _connect_tcp(path: Path, st: os.stat_result, timeout: float | None) -> socke
         raise Unreachable(f"{path} is a Unix socket, but TIKI_IPC=tcp asks for a TCP endpoint file: unset "
                           "TIKI_IPC to reach the host there")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, encoding="utf-8") as handle:
-            info = json.loads(handle.read(4096))
-        port, auth = int(info["port"]), str(info["auth"])
-    except (OSError, ValueError, KeyError, TypeError):
+        port, auth = endpoint_file.read(path)
+    except (OSError, ValueError):
         raise Unreachable(f"{path} is not a tikitaka endpoint file; set TIKI_SOCKET to your host's "
                           "endpoint (or unset TIKI_IPC for a Unix socket host)") from None
     try:
@@ -240,12 +237,35 @@ def prepare(path: Path) -> None:
     expected = stat.S_ISREG(st.st_mode) if use_tcp() else stat.S_ISSOCK(st.st_mode)
     if not expected:
         raise HostAlreadyRunning(f"{path} exists and is not a tiki endpoint; remove it or set TIKI_SOCKET")
+    if use_tcp():  # a regular file is removed below only if it is one of ours (not a user's notes)
+        try:
+            endpoint_file.read(path)
+        except (OSError, ValueError):
+            raise HostAlreadyRunning(f"{path} exists and is not a tikitaka endpoint file; set TIKI_SOCKET to "
+                                     "another path (or remove that file if it is yours to lose)") from None
     if is_live(path):
         raise HostAlreadyRunning(
             f"a tiki host is already running on {path}; use it, stop it with `tiki shutdown`, "
             "or start another with a different TIKI_SOCKET"
         )
     path.unlink(missing_ok=True)  # a dead host left it behind
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """Which file the endpoint at `path` is now (device, inode), or None when there is none."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def release(path: Path, mine: tuple[int, int] | None) -> None:
+    """Remove the endpoint this host made -- only if it is still that file: a host that takes
+    its time stopping (a tab that ignores SIGTERM) must not delete the socket of the host
+    started after it on the same path."""
+    if mine is not None and identity(path) == mine:
+        path.unlink(missing_ok=True)
 
 
 def listen(path: Path) -> tuple[socket.socket, str | None]:
@@ -257,7 +277,12 @@ def listen(path: Path) -> tuple[socket.socket, str | None]:
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             listener.bind(("127.0.0.1", 0))
             auth = secrets.token_urlsafe(24)
-            _write_endpoint_file(path, {"port": listener.getsockname()[1], "auth": auth})
+            try:
+                endpoint_file.write(path, listener.getsockname()[1], auth)
+            except OSError as exc:
+                listener.close()
+                raise EndpointError(f"cannot write the endpoint file {path} ({exc.strerror or exc}); remove "
+                                    f"{path}.tmp if it is left over, or set TIKI_SOCKET elsewhere") from None
         else:
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -271,25 +296,3 @@ def listen(path: Path) -> tuple[socket.socket, str | None]:
         os.umask(old_umask)
     listener.listen(BACKLOG)
     return listener, auth
-
-
-def _write_endpoint_file(path: Path, info: dict[str, object]) -> None:
-    """Write the TCP endpoint file through a fresh .tmp file: O_EXCL|O_NOFOLLOW, so a file or
-    symlink planted there is never written through (a stale one is removed, not followed)."""
-    tmp = path.with_name(path.name + ".tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    for attempt in (1, 2):
-        try:
-            fd = os.open(tmp, flags, 0o600)
-            break
-        except FileExistsError:
-            if attempt == 2:
-                raise EndpointError(f"{tmp} keeps reappearing; remove it or set TIKI_SOCKET elsewhere") from None
-            try:
-                os.unlink(tmp)  # removes a planted link itself, never its target
-            except OSError as exc:
-                raise EndpointError(f"{tmp} exists and cannot be removed ({exc.strerror}); remove it or set "
-                                    "TIKI_SOCKET elsewhere") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(info))
-    os.replace(tmp, path)

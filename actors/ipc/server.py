@@ -32,7 +32,7 @@ from ...protocol.schema import SchemaError, check
 from ..errors import TikiError
 from .connection import Acceptor, send_quietly
 from .context import OpContext
-from .endpoint import listen
+from .endpoint import identity, listen, release
 from .identity import Peer
 
 MAX_HANDLERS = 128  # requests being answered at once (one thread each)
@@ -74,6 +74,7 @@ class IpcServerActor(pykka.ThreadingActor):
         self._supervisor = host.supervisor
         # Bound here, in the caller's thread: a failure reaches Host.start as an EndpointError.
         self._listener, auth = listen(path)
+        self.endpoint = identity(path)  # what `release` removes at the end, and nothing else
         self._acceptor = Acceptor(self._listener, auth, self._dispatch,
                                   lambda exc: self._supervisor.report("ipc.connection", exc))
         self._slots = _Slots()
@@ -88,7 +89,7 @@ class IpcServerActor(pykka.ThreadingActor):
             self._listener.close()
         except OSError:
             pass
-        self.path.unlink(missing_ok=True)
+        release(self.path, self.endpoint)
 
     def stats(self) -> dict[str, int]:
         """For `host.info`: what the socket is holding right now. Safe from any thread."""
