@@ -25,10 +25,12 @@ def read(path: Path) -> tuple[int, str]:
         data = handle.read(MAX_SIZE + 1)
     try:
         info = json.loads(data.decode("utf-8")) if len(data) <= MAX_SIZE else None
-        port, auth = info["port"], info["auth"]  # type: ignore[index]
-    except (ValueError, KeyError, TypeError):
-        raise NotAnEndpointFile(str(path)) from None
-    if not (isinstance(port, int) and 0 < port < 65536 and isinstance(auth, str) and set(info) == {"port", "auth"}):
+    except ValueError:
+        info = None
+    if not isinstance(info, dict) or set(info) != {"port", "auth"}:
+        raise NotAnEndpointFile(str(path))
+    port, auth = info["port"], info["auth"]
+    if not (isinstance(port, int) and 0 < port < 65536 and isinstance(auth, str)):
         raise NotAnEndpointFile(str(path))
     return port, auth
 
