@@ -65,3 +65,27 @@ def test_a_report_from_outside_the_window_leaves_the_keyboard_with_the_tab(outer
     typed(outer, tiki_env, "still-typing")
     outer.keys("w0", "C-\\", "?")  # and the prefix still works
     outer.wait("w0", "Every key goes to")
+
+
+def reversed_text(outer: Outer, row_text: str) -> str:
+    """The reversed (cursor) text on the window's row that holds `row_text`."""
+    import re
+
+    lines = outer.screen("w0", escapes=True).splitlines()
+    line = next(line for line in lines if row_text in re.sub(r"\x1b\[[0-9;:]*m", "", line))
+    return "".join(re.findall(r"\x1b\[(?:[0-9;]*;)?7m([^\x1b]*)", line))
+
+
+def test_scrollback_modes_cursor_steps_over_wide_characters_whole(outer, tiki_env):
+    outer.literal("w0", "clear; echo 'ab漢字cdテスト😀ef'; echo second")
+    outer.keys("w0", "Enter")
+    wait_until(lambda: "\nsecond" in read(tiki_env, "sh"), 10, 0.1, what="the echo")
+    outer.keys("w0", "C-\\", "[")
+    outer.wait("w0", "[0/")  # the position indicator, [0/N]
+    outer.keys("w0", "k", "k", *["h"] * 20, *["l"] * 7)  # up to the line, its start, 7 characters on
+    wait_until(lambda: reversed_text(outer, "ab漢字") == "ス", 10, 0.1,
+               what="the cursor over ス whole")
+    outer.keys("w0", "l")
+    wait_until(lambda: reversed_text(outer, "ab漢字") == "ト", 10, 0.1,
+               what="one character on: ト")
+    outer.keys("w0", "q")

@@ -144,7 +144,7 @@ class ScrollbackMode:
             return True  # (moved once the rows are here: until then the view stays on the screen)
         if key in moves:
             drow, dcol = moves[key]
-            self._move(Point(row + drow, col + dcol))
+            self._move(Point(row + drow, col + dcol), step=dcol)
         elif key in pages:  # the view goes a page, the cursor with it (where it was on the screen)
             self._move(Point(row + pages[key], col), scroll=pages[key])
         elif key in ("g", "home"):
@@ -197,11 +197,19 @@ class ScrollbackMode:
         if match is not None:
             self._move(match.start)
 
-    def _move(self, point: Point, scroll: int = 0) -> None:
+    def _move(self, point: Point, scroll: int = 0, step: int = 0) -> None:
+        """The cursor to `point` (a whole character: on the right half of a wide one it goes on
+        to the next character when moving right, `step` > 0, else back to the wide one)."""
         height = max(1, self.view.size.height)
         self.top = max(0, min(self.top + scroll, max(0, self.count() - height)))
         row = max(0, min(point.row, self.count() - 1))
         col = max(0, min(point.col, max(0, self.view.tab_size[0] - 1)))
+        cells = self.row(row).cells
+        if step > 0:
+            while col < len(cells) - 1 and not cells[col]:
+                col += 1
+        while col > 0 and col < len(cells) and not cells[col]:
+            col -= 1
         self.cursor = Point(row, col)
         if self.selection is not None and self.selection.active:
             self.selection.extend(self.cursor)
@@ -225,8 +233,11 @@ class ScrollbackMode:
         if match is not None and match.start.row <= row <= match.end.row:
             spans.append((match.start.col if row == match.start.row else 0,
                           match.end.col + 1 if row == match.end.row else width, MATCH))
-        if row == self.cursor.row:
-            spans.append((self.cursor.col, self.cursor.col + 1, CURSOR))
+        if row == self.cursor.row:  # as wide as the character under it (a CJK one takes two)
+            cells, end = self.row(row).cells, self.cursor.col + 1
+            while end < len(cells) and not cells[end]:
+                end += 1
+            spans.append((self.cursor.col, end, CURSOR))
         for start, end, style in spans:
             if start < end and start < width:
                 before, chosen, after = strip.divide([start, min(end, width), width])
