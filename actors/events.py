@@ -74,6 +74,15 @@ class TabExited:
 
 
 @dataclass(frozen=True)
+class TabRestarted:
+    """A tab's program was started again (`terminal-restart`): a fresh process that knows nothing
+    of what the old one was told (a peer's handshake starts over)."""
+
+    tab_id: int
+    name: str
+
+
+@dataclass(frozen=True)
 class AgentStateChanged:
     """A tab's agent state changed (terminals/agent_state: starting, working, waiting, idle,
     exited, unknown); `since` is wall-clock time, `rule` and `evidence` what `tiki explain` says."""

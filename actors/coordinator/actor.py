@@ -1,16 +1,12 @@
 """The coordinator actor: the agent loop's mailbox and worker.
 
-The actor's mailbox only takes requests (submit, cancel, reset, status, peer messages); runs
-execute one at a time on a worker thread, so a model that is generating never makes the
-coordinator deaf. A run is either an `@Name ...` relay (no model: `relay`) or the agent loop
-(`loop`). The conversation persists across runs until `reset` and only grows (compacted
-when it would overflow), so the backend's prompt cache is reused.
-
-The session (conversation, send filter, reset hooks, the built backend) lives in a
-`CoordinatorLink` that outlives the actor: when the supervisor restarts a failed coordinator,
-the conversation and the peer wiring carry on. Every run ends with a final event that says
-how many turns, tokens and seconds it took, even when something inside it fails; a run that
-fails still leaves the conversation well-formed, so the next request works.
+The mailbox takes requests (submit, cancel, reset, status, peer messages); runs execute one at
+a time on a worker thread, so a generating model never makes the coordinator deaf. A run is an
+`@Name ...` relay (no model: `relay`) or the agent loop (`loop`); a submitted run is announced
+at once (`queued`, with its id and the run it waits behind). The session (conversation, send
+filter, reset hooks, the built backend) lives in a `CoordinatorLink` that outlives a restarted
+actor. Every run ends with a final event (turns, tokens, seconds) even when something inside it
+fails, and leaves the conversation well-formed, so the next request works.
 """
 
 from __future__ import annotations
@@ -29,7 +25,7 @@ from ..supervisor import SupervisedActor
 from .backends.stream import Cancelled, LlmError
 from .consent import Consent
 from .context import clip
-from .events import Loading, RunDone, RunError, RunStarted
+from .events import Loading, RunDone, RunError, RunQueued, RunStarted
 from .inbox import PeerInbox
 from .limits import ASK
 from .loop import AgentLoop, Run
@@ -50,10 +46,10 @@ class Coordinator(SupervisedActor):
         self._backend_name = getattr(backend_factory, "backend_name", self._settings.backend)
         self._lock = threading.Lock()
         self._requests: queue.Queue[RunRequest | None] = queue.Queue()
-        self._queued = 0
-        self._dropped: set[str] = set()  # queued runs cancelled before they started
+        self._waiting: dict[str, RunRequest] = {}  # queued, not started; a cancelled one is taken out
         self._current: RunRequest | None = None
         self._loop: AgentLoop | None = None
+        self._last_turns = 0  # the last finished run's turns, for `status` while idle
         self._request_entry: Any = None  # the current run's request in the conversation
         self._cancel = threading.Event()
         self._inbox = PeerInbox()
@@ -82,18 +78,25 @@ class Coordinator(SupervisedActor):
     def submit(self, prompt: str, *, source: str = "user", allow_shell: bool = False) -> str:
         request = RunRequest(uuid.uuid4().hex[:10], prompt, source, allow_shell)
         with self._lock:
-            self._queued += 1
+            current, ahead = self._current, len(self._waiting)
+            self._waiting[request.run_id] = request
+        # at once, so a queued asker is not left staring at a blank line until the run ahead ends
+        self._bus.publish(RunQueued(request.run_id, prompt, source, current.run_id if current else None,
+                                    clip(current.prompt, 60) if current else "", ahead))
         self._requests.put(request)
         return request.run_id
 
     def cancel(self, run_id: str | None = None) -> bool:
-        """Cancel the current run at once (queued runs still start after it). With `run_id`,
-        only that run: the current one, or a queued one, which then never starts."""
+        """Cancel the current run at once (queued runs still start after it). With `run_id`, only
+        that run: the current one, or a queued one, which ends at once, never started (False)."""
         with self._lock:
             running = self._current is not None
-            if run_id is not None and not (self._current is not None and self._current.run_id == run_id):
-                self._dropped.add(run_id)
-                return False
+            queued = run_id is not None and not (self._current is not None and self._current.run_id == run_id)
+            dropped = self._waiting.pop(run_id, None) if queued and run_id else None
+        if queued:
+            if dropped is not None:  # its asker (`tiki ask`, a panel) must not wait for the run ahead
+                self._bus.publish(RunError(dropped.run_id, "cancelled"))
+            return False
         if running:
             self._cancel.set()
             self._consent.wake_all()
@@ -116,8 +119,9 @@ class Coordinator(SupervisedActor):
 
     def status(self) -> dict[str, Any]:
         with self._lock:
-            return {"state": "running" if self._current else "idle", "queued": self._queued,
-                    "turns": self._loop.turns if self._loop else 0,
+            return {"state": "running" if self._current else "idle", "queued": len(self._waiting),
+                    "turns": self._loop.turns if self._loop and self._current else 0,  # idle: no current run
+                    "last_turns": self._last_turns,
                     "run_id": self._current.run_id if self._current else None,
                     "messages": len(self._link.conversation.entries), **self._backend_label()}
 
@@ -126,8 +130,7 @@ class Coordinator(SupervisedActor):
         name = getattr(self._backend_factory, "backend_name", None) or self._backend_name
         model = getattr(self._link.backend, "model", None)
         if model is None and name == "embedded":
-            path = self._settings.gguf_path
-            model = Path(path).name if path else "gemma-3-270m-q4_k_m.gguf (a toy demo model)"
+            model = Path(self._settings.gguf_path or "gemma-3-270m-q4_k_m.gguf (a toy demo model)").name
         return {"backend": name, "model": model or self._settings.model}
 
     def is_running(self) -> bool:
@@ -135,9 +138,8 @@ class Coordinator(SupervisedActor):
             return self._current is not None
 
     def peer_message(self, sender: str, text: str, verified: bool) -> None:
-        """A peer's bot-chat message for the current run: wakes a pending `wait`, else rides
-        on the next tool result. One that arrives too late for the run (or between runs) is
-        carried into the next run's request, so nothing is dropped."""
+        """A peer's bot-chat message for the current run: wakes a pending `wait`, else rides on the
+        next tool result; one too late for the run goes with the next request: none is dropped."""
         self._inbox.put(sender, text, verified)
 
     def add_reset_hook(self, hook: Callable[[], None]) -> None:
@@ -164,13 +166,8 @@ class Coordinator(SupervisedActor):
             if request is None:
                 return
             with self._lock:
-                self._queued -= 1
-                dropped = request.run_id in self._dropped
-                self._dropped.discard(request.run_id)
-            if dropped:
-                self._bus.publish(RunError(request.run_id, "cancelled"))
-                continue
-            with self._lock:
+                if self._waiting.pop(request.run_id, None) is None:
+                    continue  # cancelled while queued: its end was announced then
                 request.session = self._link.session
                 self._cancel.clear()  # before `_current` is set, so no cancel() is lost
                 self._current, self._loop, self._request_entry = request, None, None
@@ -196,23 +193,23 @@ class Coordinator(SupervisedActor):
         self._bus.publish(RunStarted(request.run_id, request.prompt, request.source))
         started = time.monotonic()
         answer: str | None = None
+        code = ""
         try:
             relay = parse_relay(request.prompt)
             answer = self._relay(request, relay, record) if relay else self._agent(request, record)
         except Cancelled:
             reason = "cancelled"
         except (LlmError, RunAborted) as exc:
-            reason = str(exc)
+            reason, code = str(exc), getattr(exc, "code", "")  # (a relay's timeout: exit 4)
         except Exception as exc:  # noqa: BLE001 - a bug must end the run, not the coordinator
             self._host.supervisor.report("coordinator.worker", exc)
             reason = f"internal error: {exc!r}"
-        loop = self._loop
-        turns, tokens = (loop.turns, loop.tokens) if loop else (0, 0)
+        turns, tokens = (self._loop.turns, self._loop.tokens) if self._loop else (0, 0)
         seconds = round(time.monotonic() - started, 2)
         if answer is not None:
             event: Any = RunDone(request.run_id, answer, turns, tokens, seconds)
         else:
-            event = RunError(request.run_id, reason, turns, tokens, seconds)
+            event = RunError(request.run_id, reason, turns, tokens, seconds, code)
             self._take_back(request, reason)
         self._finish(record, event)
         if self._inbox.pending():
@@ -234,8 +231,7 @@ class Coordinator(SupervisedActor):
                                + ")\n\n")
 
     def _agent(self, request: RunRequest, record: dict[str, Any]) -> str:
-        problem = getattr(self._backend_factory, "problem", None)
-        reason = problem() if problem is not None else None
+        reason = getattr(self._backend_factory, "problem", lambda: None)()
         if reason:
             raise LlmError(reason)
         with self._lock:
@@ -291,5 +287,5 @@ class Coordinator(SupervisedActor):
         self._host.event_log.append(f"run_{outcome}", sender="coordinator",
                                     detail=f"{record['prompt'][:80]!r} -> {detail[:200]}", run_id=event.run_id)
         with self._lock:  # idle before anyone hears the run ended (`tiki status` right after)
-            self._current = None
+            self._current, self._last_turns = None, getattr(event, "turns", 0)
         self._bus.publish(event)

@@ -57,12 +57,16 @@ class Consent:
         try:
             deadline = time.monotonic() + CONSENT_TIMEOUT
             while not event.wait(0.05):
-                if cancel.is_set() or time.monotonic() > deadline:
-                    return f"not done: the user did not allow typing into shell tab '{tab}'"
+                if cancel.is_set():
+                    return f"not done: cancelled (no answer) before the user decided about typing into shell tab '{tab}'"
+                if time.monotonic() > deadline:
+                    return f"not done: the user did not answer within {CONSENT_TIMEOUT:.0f} s about typing into shell tab '{tab}'"
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
-        decision = answer[0] if answer else "deny"
+        if not answer:  # woken without an answer: the run was cancelled or the UI left; nobody said no
+            return f"not done: cancelled (no answer) before the user decided about typing into shell tab '{tab}'"
+        decision = answer[0]
         if decision == "always":
             self._always.add(tab.casefold())
         if decision in ("once", "always"):

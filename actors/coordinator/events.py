@@ -26,6 +26,17 @@ class RunEvent:
 
 
 @dataclass(frozen=True)
+class RunQueued(RunEvent):
+    """A run was accepted: `behind` is the run it waits for (None: none), `ahead` runs go first."""
+
+    prompt: str
+    source: str
+    behind: str | None = None
+    behind_prompt: str = ""
+    ahead: int = 0
+
+
+@dataclass(frozen=True)
 class RunStarted(RunEvent):
     prompt: str
     source: str
@@ -115,10 +126,11 @@ class RunError(RunEvent):
     turns: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    code: str = ""  # an ipc error code when the failure has its own exit code (a relay's "timeout")
 
 
 _KINDS = {
-    RunStarted: "started", Loading: "loading", TurnStarted: "turn", Generating: "generating",
+    RunQueued: "queued", RunStarted: "started", Loading: "loading", TurnStarted: "turn", Generating: "generating",
     ToolStart: "tool_start", ToolEnd: "tool_end", Correction: "correction", Compacted: "compacted",
     ConsentNeeded: "consent_needed", RunDone: "done", RunError: "error",
 }

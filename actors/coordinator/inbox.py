@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 
 class PeerInbox:
@@ -43,20 +43,23 @@ class PeerInbox:
             messages, self._messages = self._messages, []
             return messages
 
-    def wait_for(self, sender: str, seconds: float, cancel: threading.Event) -> dict[str, Any] | None:
-        """The first message from `sender` (others stay queued), or None after `seconds`."""
+    def wait_for(self, senders: Callable[[], set[str]], seconds: float,
+                 cancel: threading.Event) -> dict[str, Any] | None:
+        """The first message from any of `senders()` (casefolded names; others stay queued), or
+        None after `seconds`. The names are asked again on each wake-up, outside the lock: a tab
+        renamed while we wait answers under its new name."""
         deadline = time.monotonic() + seconds
-        wanted = sender.casefold()
-        with self._cv:
-            while not cancel.is_set():
+        while not cancel.is_set():
+            wanted = senders()
+            with self._cv:
                 for index, message in enumerate(self._messages):
-                    if message["from"].casefold() == wanted:
+                    if message["from"].casefold() in wanted:
                         return self._messages.pop(index)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
                 self._cv.wait(min(left, 0.5))
-            return None
+        return None
 
     def take_from(self, sender: str) -> list[dict[str, Any]]:
         """Remove and return the messages already queued from `sender` (older than a question

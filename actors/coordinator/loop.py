@@ -14,6 +14,7 @@ compacted harder and retried.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from .limits import COMPACT_TO, PROGRESS_EVERY, RETRY_TEMPERATURE, WINDOW_SAFETY
 from .results import Budget, action_summary, summarize
 
 PLACEHOLDER = re.compile(r"^\s*<[^<>\n]{2,40}>\s*$")  # "<tab name>", as in the system prompt's examples
+TABS = "\n\n(Tabs now: "  # the request's tail: the tabs of the moment
 
 
 def system_prompt() -> str:
@@ -71,6 +73,7 @@ class AgentLoop:
         self.contacted: set[str] = set()
         self.named_peers: list[str] = []
         self.counter = TokenCounter()
+        self.request_chars = 0  # the request's length before it was first cut
 
     @property
     def turns(self) -> int:
@@ -88,7 +91,7 @@ class AgentLoop:
         self.contacted.update(str(m.get("from", "")).casefold() for m in run.late)
         late = ("\n\nPeer messages that arrived after your last run: " + json.dumps(run.late, ensure_ascii=False)
                 if run.late else "")
-        run.append("user", f"{run.note}{run.prompt}{late}\n\n(Tabs now: {run.executor.overview(rows)})", "request", "")
+        run.append("user", f"{run.note}{run.prompt}{late}{TABS}{run.executor.overview(rows)})", "request", "")
         while True:
             answer = self.step()
             if answer is not None:
@@ -191,14 +194,43 @@ class AgentLoop:
         limit = int(window * (1 - WINDOW_SAFETY)) - reply_budget - 64
         if harder:
             limit = min(limit, run.conversation.tokens(self.counter) // 2)
+        entries = run.conversation.entries
+        request = next((e for e in reversed(entries) if e.kind == "request"), None)
+        original, others = (request.content if request else ""), any(e.kind != "system" and e is not request
+                                                                      for e in entries)
         try:
             done = run.conversation.compact(self.counter, limit, int(limit * COMPACT_TO))
         except ContextTooSmall as exc:
             raise LlmError(f"the context window (num_ctx = {window}) is too small: {exc} and a reply needs "
                            f"{reply_budget}; raise num_ctx in [coordinator] of config.toml") from None
         if done:
-            run.publish(Compacted(run.run_id, done[0], done[1], "older results shortened to one line each"))
+            note = "older results shortened to one line each"
+            if request is not None and request.content != original:  # compaction's last resort: the request
+                kept, whole = self.keep_tabs(request, original)
+                note = ("older parts shortened, and " if others else "") + (
+                    f"your request was cut to {kept:,} of {whole:,} characters to fit the model's context "
+                    f"(ctx {window:,})")
+            run.publish(Compacted(run.run_id, done[0], done[1], note))
             run.record.setdefault("compactions", []).append(list(done))
+
+    def keep_tabs(self, request: Any, original: str) -> tuple[int, int]:
+        """The cut request again, its tabs tail kept whole (the model needs them), the body
+        cut in their place within what the cut took; (characters kept, of the body's)."""
+        head, tabs, tail = original.rpartition(TABS)
+        if not tabs:
+            head, tail = original, ""
+        head = head.split("\n[... your request was cut here")[0]  # cut again: the earlier mark goes
+        whole = self.request_chars = self.request_chars or len(head)  # the first cut saw it all
+        room, cut = self.counter.count(request.content), request.content
+        keep = min(len(head), len(os.path.commonprefix([original, cut])))
+        while True:
+            text = (head[:keep] + f"\n[... your request was cut here to fit the context window: "
+                    f"{whole - keep:,} characters left out]" + (tabs + tail if tabs else ""))
+            if keep == 0 or self.counter.count(text) <= room:
+                break
+            keep = int(keep * 0.9)
+        request.replace(text)
+        return keep, whole
 
     # -- acting ----------------------------------------------------------------------------------
 

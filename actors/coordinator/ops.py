@@ -108,7 +108,7 @@ def status(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "backend": getattr(backend, "backend_name", None),
         "backend_note": getattr(backend, "note", ""),
         "model": state.get("model") or host.settings.coordinator.model,
-        "coordinator": {k: state.get(k) for k in ("state", "queued", "turns")},
+        "coordinator": {k: state.get(k) for k in ("state", "queued", "turns", "last_turns")},
         "peers": peers,
     }
 

@@ -3,9 +3,14 @@
 The text is typed with the usual verified send (the first-contact header first when the peer
 is not connected, through the same send filter as the coordinator's own sends), then the
 peer's bot-chat reply is awaited and becomes the answer, word for word (commas and all).
-Several names (`@Claude @Codex ...`) are asked in turn and each answer is given under its
-name. A peer that does not reply within `relay_timeout` gets its screen shown instead. It
-needs no backend at all: talking to the Claude tab works on any machine.
+Several names (`@Claude @Codex ...`; each peer once) are asked in turn and each answer is given
+under its name. The reply is matched by tab, not by name: a peer renamed while we wait still
+answers. It needs no backend at all: talking to the Claude tab works on any machine.
+
+A relay that does not get every answer fails (`RelayFailed`, with the answers it did get): a
+peer that does not reply within `relay_timeout` (its screen is shown; exit 4), and a send that
+is refused -- the peer waits for its user (the screen that shows what it asks), its tab has
+exited, no such tab, not a peer (exit 1).
 """
 
 from __future__ import annotations
@@ -14,12 +19,24 @@ import re
 import time
 from typing import Any, Callable
 
+from ...protocol import ipc
+from ...protocol.limits import MAX_CHAT_MESSAGE
 from ...protocol.toolcall import Action
 from .backends.stream import Cancelled, LlmError
 from .events import ToolEnd, ToolStart
 from .inbox import PeerInbox
 
-_NAME = re.compile(r"@([^\s,:;@]+)[\s,:;]*")
+# A tab name is letters, digits, '_', '-', '.' (actors/tabs/workspace_state.NAME_PATTERN): the
+# name stops at anything else, so `@Bot! hi` and `@Bot? hi` name Bot.
+_NAME = re.compile(r"@([\w.-]+)[^\w\s.@-]*[\s,:;]*")
+
+
+class RelayFailed(LlmError):
+    """Not every peer answered; `code` is the ipc error code the exit status follows."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def parse_relay(prompt: str) -> tuple[list[str], str] | None:
@@ -41,45 +58,59 @@ class Relay:
         if not text:
             raise LlmError(f"nothing to say to {', '.join(names)}: write the message after the name "
                            f"(tiki ask \"@{names[0]} what is 6 times 7?\")")
-        roles = {row["name"].casefold(): row for row in self.executor.list_rows()}
-        answers: list[tuple[str, str]] = []
+        rows = {row["name"].casefold(): row for row in self.executor.list_rows()}
+        answers: list[tuple[str, str, str]] = []  # (name, answer or why not, "" or the ipc error code)
         for name in names:
-            row = roles.get(name.casefold())
+            # "@Bot. hi": a sentence's full stop, unless a tab's name really ends with one
+            row = rows.get(name.casefold()) or rows.get(name.rstrip(".").casefold())
+            if row is not None and any(row["name"] == asked for asked, _, _ in answers):
+                continue  # `@Bot @bot hi`: asked once
             if row is None:
                 answers.append((name, f"no tab named '{name}'; tabs are: "
-                                      + ", ".join(r["name"] for r in roles.values())))
+                                      + ", ".join(r["name"] for r in rows.values()), ipc.UNKNOWN_TAB))
             elif row["role"] != "peer":
                 answers.append((row["name"], f"'{row['name']}' is a {row['role']} tab: @Name talks to peer tabs "
-                                             "(AI CLIs); ask the coordinator to type into a shell"))
+                                             "(AI CLIs); ask the coordinator to type into a shell", ipc.REFUSED))
             else:
-                answers.append((row["name"], self.ask(row["name"], text)))
-        if all(answer.startswith("no tab named") for _, answer in answers):
-            raise LlmError(answers[0][1])
+                answers.append((row["name"], *self.ask(row["name"], text)))
+        failed = [(name, code) for name, _, code in answers if code]
         if len(answers) == 1:
-            return answers[0][1]
-        return "\n\n".join(f"{name}:\n{answer}" for name, answer in answers)
+            message = answers[0][1]
+        else:
+            message = "\n\n".join(f"{name}:\n{answer}" for name, answer, _ in answers)
+            if failed:
+                message += f"\n\nno answer from {', '.join(name for name, _ in failed)}"
+        if failed:
+            # exit 4 only when every failure is a peer that did not answer in time
+            timed_out = all(code == ipc.TIMEOUT for _, code in failed)
+            raise RelayFailed(message, ipc.TIMEOUT if timed_out else ipc.REFUSED)
+        return message
 
-    def ask(self, name: str, text: str) -> str:
-        """Send `text` to peer `name`, then its bot-chat reply (or what its screen shows)."""
+    def ask(self, name: str, text: str) -> tuple[str, str]:
+        """Send `text` to peer `name`: (its bot-chat reply or why there is none, "" or the ipc
+        error code of the failure)."""
         stale = self.inbox.take_from(name)  # said before this question: not its answer
         try:
             return self._ask(name, text)
         finally:
             self.inbox.put_back(stale)  # still news for the coordinator's next run
 
-    def _ask(self, name: str, text: str) -> str:
+    def _ask(self, name: str, text: str) -> tuple[str, str]:
+        senders = self.executor.tab_names(name)  # the tab's names, its new one too if renamed meanwhile
         sent = self._tool("send_to_terminal", {"tab": name, "text": text})
         early = sent.pop("peer_messages", [])  # a reply faster than the send's own check
+        reply = next((m for m in early if m["from"].casefold() in senders()), None)
         for message in early:
-            if message["from"].casefold() != name.casefold():
+            if message is not reply:
                 self.inbox.put(message["from"], message["text"], message["verified"])
         if not sent.get("ok"):
-            return f"could not send to {name}: {sent.get('error')}"
-        reply = next((m for m in early if m["from"].casefold() == name.casefold()), None)
+            waiting = sent.get("peer_waiting")
+            shows = f"\nIt shows:\n{waiting['screen']}" if waiting else ""
+            return f"could not send to {name}: {sent.get('error')}{shows}", ipc.REFUSED
         self.publish(ToolStart(self.run_id, "wait", {"for": name, "seconds": self.timeout}))
         began = time.monotonic()
         if reply is None:
-            reply = self.inbox.wait_for(name, self.timeout, self.cancel)
+            reply = self.inbox.wait_for(senders, self.timeout, self.cancel)
         if self.cancel.is_set():
             raise Cancelled()
         waited = round(time.monotonic() - began, 3)
@@ -87,10 +118,15 @@ class Relay:
         self.publish(ToolEnd(self.run_id, "wait", {"for": name, "seconds": self.timeout}, result, waited))
         self.record.setdefault("relay", []).append({"tab": name, "sent": sent, "reply": reply, "waited": waited})
         if reply is not None:
-            return reply["text"] if reply.get("verified", True) else f"{reply['text']} (unverified sender)"
-        screen = self._tool("read_terminal", {"tab": name, "lines": 15})
-        return (f"no reply from {name} within {self.timeout:g} s (relay_timeout); its screen shows:\n"
-                + screen.get("text", screen.get("error", "")))
+            answer = reply["text"] if reply.get("verified", True) else f"{reply['text']} (unverified sender)"
+            return answer, ""
+        renamed = max(senders() - {name.casefold()}, default=name)  # its screen is under its new name
+        screen = self._tool("read_terminal", {"tab": renamed, "lines": 15})
+        name = screen.get("tab", name)
+        # bot-chat refuses a message over MAX_CHAT_MESSAGE on the peer's side: it cannot reach us
+        return (f"no reply from {name} within {self.timeout:g} s (relay_timeout; a bot-chat reply over "
+                f"{MAX_CHAT_MESSAGE // 1024} KB is refused and never arrives); its screen shows:\n"
+                + screen.get("text", screen.get("error", ""))), ipc.TIMEOUT
 
     def _tool(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         self.publish(ToolStart(self.run_id, tool, args))

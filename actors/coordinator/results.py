@@ -3,7 +3,8 @@ and as one-line summaries when the conversation is compacted.
 
 - `Budget.lines`: the most recent lines of a screen that fit, and how many were left out
   (a 400-line read once overflowed the window and poisoned the session).
-- `Budget.result`: any result that is still too big has its longest strings cut.
+- `Budget.result`: any result that is still too big has its longest strings cut: a screen
+  (the result's own `text`) keeps its end, anything else (a peer's message) its start.
 - `mark_prompt`: a shell's prompt is shown as `[prompt]`, never as text to copy (small
   models typed "bash-5.2#" back into the shell).
 - `summarize`: one line per tool call (tool, arguments, outcome) for compaction.
@@ -67,8 +68,9 @@ class Budget:
                 return result
             half = len(text) // 2
             note = f"[{len(text) - half} characters left out to fit the context]"
-            # a screen's newest lines are at its end; a message's point is at its start
-            _set(result, path, f"… {note} {text[-half:]}" if path[-1] == "text" else f"{text[:half]}… {note}")
+            # a screen's newest lines are at its end (read_terminal's top-level `text`); a message's
+            # point is at its start (a peer message's `text` too, nested in `peer_messages`)
+            _set(result, path, f"… {note} {text[-half:]}" if path == ("text",) else f"{text[:half]}… {note}")
         return result
 
 

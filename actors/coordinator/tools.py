@@ -121,9 +121,36 @@ class ToolExecutor:
         try:
             outcome = self._peers.send(handle, text, cancel)
         except PeerWaiting as exc:
+            self._unsent(handle)
             return {"ok": False, "error": exc.message.split(" It shows:")[0],
                     "peer_waiting": {"tab": exc.tab, "screen": exc.screen}}
+        except BaseException:
+            self._unsent(handle)
+            raise
         return {"ok": True, "tab": handle.name, **outcome}
+
+    def _unsent(self, handle: Any) -> None:
+        """Nothing was typed: the filter's bookkeeping (the peer introduced, talked to) is
+        undone, or the next real send would go without the first-contact header."""
+        bot = self._host.service("bot")
+        if handle.role == "peer" and bot is not None:
+            bot.send_failed(handle.name).get(timeout=ASK)
+
+    def tab_names(self, tab: str) -> Callable[[], set[str]]:
+        """A function giving tab `tab`'s names, casefolded: this one and the one it has now, so
+        a reply from a tab renamed meanwhile is still known for its reply."""
+        tab_id = self._handle(tab).id
+        names = {tab.casefold()}
+
+        def current() -> set[str]:
+            try:
+                tabs = self._host.workspace.list_tabs().get(timeout=ASK)
+            except (pykka.ActorDeadError, pykka.Timeout):
+                return names
+            names.update(t.name.casefold() for t in tabs if t.id == tab_id)
+            return names
+
+        return current
 
     def _send_key(self, args, run_id, allow_shell, cancel) -> dict[str, Any]:
         handle = self._handle(args["tab"])

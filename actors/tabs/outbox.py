@@ -16,7 +16,9 @@ When the tab's program is a recognised agent (its kind is not the generic `shell
   Bounded: `QUEUE_MAX` texts, each waits at most `QUEUE_FOR` seconds (protocol/limits).
 - `now=True` types at once, ahead of the queue, whatever the state.
 Any other program gets the text at once, as a person typing ahead would (in a peer tab, with
-the same pause before Enter as an agent gets; see `keyboard`).
+the same pause before Enter as an agent gets; see `keyboard`) -- except that a peer-role tab
+`waiting` for its user is refused as above whatever its program's kind: the text and Enter
+would answer its prompt. (A shell-role tab's sends are the user's or consented to.)
 """
 
 from __future__ import annotations
@@ -120,7 +122,9 @@ class Outbox:
                 raise TikiError(f"not sent: {self._closed}")
             if view.state == "exited" and not now:
                 raise TabNotRunning(name, self._actor._exit_code)
-            if agentic and not now and view.state == "waiting":
+            # A peer tab's text ends with Enter, which answers whatever it asks, even when its
+            # program is only recognised as a shell (`read -p`): refused too, whatever the kind.
+            if (agentic or self._actor.spec.role == "peer") and not now and view.state == "waiting":
                 raise PeerWaiting(name, view)
             waiting_turn = sum(1 for item in self._items if not item.now)
             # A verdict from before the last text was typed says nothing about the agent now: it

