@@ -5,21 +5,35 @@ Events arrive as JSON (`RunEvent.to_json()`). `status_text` is the line that upd
 (tool calls and results, corrections with their cause, compaction, the final figures).
 `Printer` puts them on a terminal: on a TTY one updating line with the kept lines above it;
 otherwise the kept lines, each turn's figures, and a heartbeat line every few seconds.
-Imports nothing heavy: this is on the CLI's fast path.
+Every run says its id when it starts (and a queued one what it waits behind), so
+`tiki cancel RUN_ID` is always at hand. Imports nothing heavy: this is on the CLI's fast path.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from typing import Any, TextIO
 
 HEARTBEAT = 5.0  # seconds between status lines when stderr is not a terminal
+# C0 controls but newline and tab, DEL and C1 (0x9b is CSI to many terminals)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """`text` with its control characters shown as `\\xNN`: text a peer or a model wrote can
+    then not move the cursor, retitle, clear or reprogram the terminal it is printed on."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
 
 
 def status_text(event: dict[str, Any]) -> str | None:
     kind = event.get("kind")
+    if kind == "queued" and event.get("behind"):
+        return f"queued behind run {event['behind']}…"
+    if kind == "started":
+        return f"run {event['run_id']} started"
     if kind == "loading":
         size = f" ({event['megabytes']:,.0f} MB)" if event.get("megabytes") else ""
         return f"loading model {event['model']}{size}…"
@@ -38,6 +52,12 @@ def status_text(event: dict[str, Any]) -> str | None:
 
 def event_text(event: dict[str, Any]) -> str | None:
     kind = event.get("kind")
+    if kind == "queued" and event.get("behind"):
+        more = f", {event['ahead']} more ahead" if event.get("ahead") else ""
+        return (f"queued behind run {event['behind']} ({safe(event.get('behind_prompt', ''))}){more}; "
+                f"`tiki cancel {event['run_id']}` drops it")
+    if kind == "started":
+        return f"run {event['run_id']} started; `tiki cancel {event['run_id']}` stops it"
     if kind == "loading":
         return "… " + status_text(event)  # type: ignore[operator]
     if kind == "tool_start":
@@ -83,7 +103,8 @@ class Printer:
         if kind == "turn" or (kind == "generating" and event.get("final")):
             self._say(self.status)  # every turn's prompt and figures, however fast it went
         elif self.status and kind in ("generating", "alive") and time.monotonic() - self.printed >= self.heartbeat:
-            self._say(self.status + ("" if kind == "generating" else " · still working"))
+            waiting = self.status.startswith("queued")
+            self._say(self.status + ("" if kind == "generating" else " · still waiting" if waiting else " · still working"))
 
     def _say(self, text: str) -> None:
         print(text, file=self.stream, flush=True)

@@ -31,7 +31,7 @@ def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
     assert "tok/s" in result.stderr and "done · 2 turns ·" in result.stderr
     status = json.loads(host.run("status", "--json").stdout)
     assert status["backend"] == "ollama" and status["model"] == "gemma4:e4b"
-    assert status["coordinator"] == {"state": "idle", "queued": 0, "turns": 2}
+    assert status["coordinator"] == {"state": "idle", "queued": 0, "turns": 0, "last_turns": 2}  # idle: no current run
     log = host.run("log").stdout
     assert "run done" in log and "one tab: sh, idle" in log
 

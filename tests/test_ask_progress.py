@@ -56,7 +56,8 @@ def test_piped_progress_has_a_heartbeat_while_the_model_is_silent(serve, tiki_en
     result = host.run("ask", "slow one", timeout=60)
     assert result.returncode == 0 and result.stdout == "finally\n"
     lines = result.stderr.splitlines()
-    assert lines[0].startswith("turn 1 · reading prompt ")
+    assert lines[0].startswith("run ") and " started; `tiki cancel " in lines[0]  # its id, to cancel it by
+    assert lines[1].startswith("turn 1 · reading prompt ")
     assert any(line.endswith("· still working") for line in lines), lines  # within the 7 s of silence
     assert "\r" not in result.stderr and "\x1b[" not in result.stderr  # plain lines for a log
     assert lines[-1].startswith("done · 1 turn · ")

@@ -168,8 +168,9 @@ def test_cancelling_a_queued_run_by_id_leaves_the_current_one_alone(agent):
     next_event(a, ToolStart)
     second = a.coordinator.submit("second").get()
     assert a.coordinator.cancel(second).get() is False  # not running: it simply never starts
+    final, events = a.collect(second)  # (at once: its `tiki ask` need not wait for the first)
+    assert isinstance(final, RunError) and final.reason == "cancelled"
+    assert [event.kind for event in events] == ["queued", "error"]
     a.coordinator.peer_message("Claude", "wake up", True).get()
     assert a.collect(first)[0].message == "first finished"
-    final, events = a.collect(second)
-    assert isinstance(final, RunError) and final.reason == "cancelled" and len(events) == 1
     assert len(a.fake.requests) == 2  # the second run never reached the model

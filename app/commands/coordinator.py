@@ -7,8 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from ...protocol import ops
-from ..agent_progress import Printer
+from ...protocol import ipc, ops
+from ..agent_progress import Printer, safe
 from ..output import print_json, request
 
 
@@ -49,10 +49,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if code:
         return code
     if result["kind"] == "done":
-        print(result["message"])
+        # The answer may be a peer's words: on a terminal, its escape sequences would drive the
+        # user's terminal (retitle, clear, remap keys), so they are shown, not obeyed. Into a
+        # pipe or a file it is data for a program: kept exactly as it came.
+        print(safe(result["message"]) if sys.stdout.isatty() else result["message"])
         return 0
     print(f"tiki: the coordinator did not finish: {result['reason']}", file=sys.stderr)
-    return 1
+    return ipc.exit_code_for(result.get("code") or ipc.REFUSED)  # (a peer that did not reply in time: 4)
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
@@ -90,7 +93,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"backend: {result['backend']}  model: {result['model']}")
     if result.get("backend_note"):
         print(f"  {result['backend_note']}")
-    print(f"coordinator: {coordinator['state']}, {coordinator['queued']} queued, {coordinator['turns']} turns in the current run")
+    print(f"coordinator: {coordinator['state']}, {coordinator['queued']} queued" + (
+        f", {coordinator['turns']} turns in the current run" if coordinator["state"] == "running" else
+        f", last run: {coordinator['last_turns']} turns" if coordinator.get("last_turns") else ""))
     for name, peer in result["peers"].items():
         print(f"peer {name}: {peer['handshake']}")
     for line in health_lines(result.get("health") or {}):

@@ -7,6 +7,11 @@
 - KEY: keys are forwarded raw to the active tab, to answer a peer's menu without leaving here.
 - AI: the line is a request to the coordinator; its progress shows in the log. Esc cancels,
   `/reset` starts a new AI session.
+
+The panel follows its own runs by run id (learnt from the `queued` event of the request it
+sent): other clients' runs (`tiki ask`, another UI, a peer's continuation) share the
+coordinator and their events reach every UI, so they are shown labelled as theirs, and Esc
+cancels only this panel's runs, queued or running.
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ class AgentPanel(Vertical):
         self.mode = "CHT"
         self.ai_reason: str | None = "checking the coordinator's backend..."
         self._reason_shown = False
+        self._asked: list[str] = []  # requests sent whose run id is not known yet
+        self._mine: list[str] = []  # this panel's runs that have not ended, oldest first
+        self._sources: dict[str, str] = {}  # other runs' sources, for their label
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
@@ -118,9 +126,15 @@ class AgentPanel(Vertical):
             view.write(data)
 
     def cancel_run(self) -> None:
-        if self.tiki.has_coordinator:
-            self.tiki.client.call(ops.AGENT_CANCEL, {})
-            self.write("cancel requested", "yellow")
+        """Cancel this panel's runs by id (a queued one never starts); never another client's."""
+        if not self.tiki.has_coordinator:
+            return
+        if not self._mine:
+            self.write("nothing of yours is running" + (" yet: try again in a moment" if self._asked else ""), "dim")
+            return
+        for run_id in self._mine:
+            self.tiki.client.call(ops.AGENT_CANCEL, ops.RunCancel(run_id=run_id))
+        self.write(f"cancel requested (run {', '.join(self._mine)})", "yellow")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
@@ -165,6 +179,7 @@ class AgentPanel(Vertical):
             self.write("new AI session: the coordinator forgot the conversation", "cyan")
             return
         self.write(Text.assemble(("you ", "bold"), text))
+        self._asked.append(text)  # before sending: its `queued` event may come back at once
         self.tiki.client.ask(text)  # progress arrives as `run` events
 
     # -- coordinator progress ------------------------------------------------------------------
@@ -176,14 +191,25 @@ class AgentPanel(Vertical):
         """Coordinator progress (a run event's JSON), in the same words as `tiki ask`: loading,
         prompt and generation figures update the status line in place; each tool call becomes
         a card; corrections (with their cause) and compaction are noted; the answer (or the
-        reason it stopped) and the run's figures end it."""
-        kind = data.get("kind")
+        reason it stopped) and the run's figures end it. Another client's run is shown apart."""
+        kind, run_id = data.get("kind"), str(data.get("run_id"))
+        if kind in ("queued", "started") and run_id not in self._mine:
+            if data.get("source") == "user" and data.get("prompt") in self._asked:
+                self._asked.remove(data["prompt"])  # (a request from the UI session is "user")
+                self._mine.append(run_id)
+            else:
+                self._sources[run_id] = str(data.get("source"))
+        if run_id not in self._mine:
+            self._show_other(run_id, kind, data)
+            return
+        if kind in ("done", "error"):
+            self._mine.remove(run_id)
+        if kind == "queued" and data.get("behind"):
+            self.write(f"queued behind run {data['behind']} ({data.get('behind_prompt', '')}); Esc drops it", "yellow")
         status = status_text(data)
         if status:
             self.set_status(f"coordinator: {status}")
         if kind == "started":
-            if data.get("source") != "user":
-                self.write(Text.assemble((f"{data.get('source')} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
             self.set_status("coordinator: started")
         elif kind == "tool_end":
             self.log_widget.write(tool_card(data))
@@ -198,8 +224,25 @@ class AgentPanel(Vertical):
             self.write(f"coordinator stopped: {data.get('reason')}", "red")
             self.write(event_text(data) or "", "dim")
 
+    def _show_other(self, run_id: str, kind: Any, data: dict[str, Any]) -> None:
+        """Another client's run: its request, tool cards and end, each labelled, never in the
+        status line (that is this panel's run's)."""
+        source = self._sources.get(run_id, "")
+        who = {"cli": "another client's run", "user": "another UI's run"}.get(source, f"{source or 'another'} run")
+        label = f"{who} {run_id}"
+        if kind == "started":
+            self.write(Text.assemble((f"{label} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
+        elif kind == "tool_end":
+            self.log_widget.write(tool_card(data, f"{label} · "))
+        elif kind in ("correction", "compacted", "loading"):
+            self.write(f"{label}: {event_text(data) or ''}", "dim")
+        elif kind in ("done", "error"):
+            self._sources.pop(run_id, None)
+            end = f"answered: {data.get('message', '')}" if kind == "done" else f"stopped: {data.get('reason')}"
+            self.write(f"{label} {end}", "magenta")
 
-def tool_card(event: dict[str, Any]) -> Panel:
+
+def tool_card(event: dict[str, Any], label: str = "") -> Panel:
     """One tool call as a bordered card: name and duration on top, arguments, then the result."""
     result_data = event.get("result")
     ok = bool(result_data.get("ok", True)) if isinstance(result_data, dict) else True
@@ -209,5 +252,5 @@ def tool_card(event: dict[str, Any]) -> Panel:
     body.append("args   ", "dim").append(args[:300] + ("…" if len(args) > 300 else ""))
     body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
                                            "green" if ok else "red")
-    return Panel(body, title=f"{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
+    return Panel(body, title=f"{label}{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
                  border_style="green" if ok else "red", expand=True)
