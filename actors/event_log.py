@@ -18,9 +18,10 @@ ROTATE_BYTES = 10 * 1024 * 1024  # keep one previous file beside the current one
 
 
 class EventLog:
-    """Appending never raises: a write that fails (disk full, no directory) goes to `on_error`
-    (the host reports it as a failure of the `event_log` service) and the caller carries on,
-    so a broken log can never take a bot-chat delivery or a coordinator run down with it."""
+    """Appending never raises: a write that fails (disk full, no directory) leaves nothing of the
+    entry behind and goes to `on_error` (the host reports it as a failure of the `event_log`
+    service) and the caller carries on, so a broken log can never take a bot-chat delivery or a
+    coordinator run down with it."""
 
     def __init__(self, path: Path, on_error: Callable[[BaseException], object] | None = None) -> None:
         self.path = path
@@ -30,16 +31,37 @@ class EventLog:
     def append(self, kind: str, **fields: Any) -> dict[str, Any]:
         entry = {"time": time.time(), "kind": kind, **fields}
         try:
-            line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+            line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
             with self._lock:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._rotate_if_big()
-                with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-                    handle.write(line)
+                self._write(line)
         except (OSError, ValueError) as exc:
             if self.on_error is not None and kind != "service_failed":  # never recurse
                 self.on_error(exc)
         return entry
+
+    def _write(self, line: bytes) -> None:
+        """Append one whole line or nothing: a write that only partly fits (disk full) is cut
+        back off, else the next event would be joined to its half and `tiki log` would skip
+        both as one damaged line. The file is private (0600): it holds what peers said."""
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            if st.st_mode & 0o077:  # one made before logs were private
+                os.fchmod(fd, 0o600)
+            if size and os.pread(fd, 1, size - 1) != b"\n":  # a half line left by a crash: end it
+                line = b"\n" + line
+            try:
+                done = 0
+                while done < len(line):
+                    done += os.write(fd, line[done:])
+            except OSError:
+                os.ftruncate(fd, size)
+                raise
+        finally:
+            os.close(fd)
 
     def _rotate_if_big(self) -> None:
         try:

@@ -34,13 +34,29 @@ def log_file() -> Path:
 
 
 def running_host(socket_path: Path) -> dict | None:
-    """The host.info of the host on `socket_path`, or None when none answers."""
+    """The host.info of the host on `socket_path`, or None when there is none; HostStartFailed
+    when one is there but does not answer (starting another would only find it in the way)."""
     try:
         return call(ops.HOST_INFO.name, {}, timeout=10, socket_path=socket_path, patience=2)
-    except (NoHost, ClientTimeout):
+    except NoHost:
         return None
+    except ClientTimeout:
+        raise HostStartFailed(hung_host(socket_path)) from None
     except HostError:
         return {}  # something answers: a host, even if it refused this question
+
+
+def hung_host(socket_path: Path) -> str:
+    """What to say of a host that takes connections but does not answer: SIGSTOPped or hung."""
+    from ..actors.host_record import left_behind  # (light: json and paths)
+
+    record = left_behind(socket_path)
+    if record is None:
+        return (f"the host at {socket_path} does not answer (stopped or hung): `kill -CONT` it, or kill it "
+                "and run tiki again")
+    pid = record.pid
+    return (f"the host at {socket_path} (pid {pid}) does not answer (stopped or hung): `kill -CONT {pid}`, "
+            f"or `kill {pid}` and run tiki again")
 
 
 def ensure_host(socket_path: Path, workspace: Path | None,
@@ -67,8 +83,9 @@ def start_background(workspace: Path | None) -> subprocess.Popen:
     argv = [sys.executable, "-m", "tikitaka.app.cli", "serve"]
     if workspace is not None:
         argv += ["--workspace", str(workspace)]
-    try:
-        handle = open(log, "ab")
+    try:  # private: it holds what the tabs printed
+        handle = os.fdopen(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+        os.fchmod(handle.fileno(), 0o600)  # (one made before logs were private)
     except OSError as exc:
         raise HostStartFailed(f"cannot write the host's log {log} ({exc.strerror}); set TIKI_STATE_DIR to a "
                               "writable directory") from None

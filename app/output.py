@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from typing import Any, Callable, Mapping
 
 from ..protocol import ipc
@@ -18,14 +19,20 @@ def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
 
 
 def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | None = 30.0,
-            on_event: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, Any]:
+            on_event: Callable[[dict[str, Any]], None] | None = None, hung: bool = False) -> tuple[int, Any]:
     """Call the host with `op` (built as `op.args(...)`); returns (exit code, result). Errors are
-    printed here, once."""
+    printed here, once. `hung`: no answer in time means the host is stopped or hung (a quick
+    question), and the message says so and what to do."""
     try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
         return fail(str(exc), ipc.EXIT_NO_HOST), None
     except ClientTimeout as exc:
+        if hung:
+            from ..protocol import paths
+            from .host_start import hung_host
+
+            return fail(hung_host(paths.socket_path()), ipc.EXIT_TIMEOUT), None
         return fail(str(exc), ipc.EXIT_TIMEOUT), None
     except HostError as exc:
         return fail(exc.message, ipc.exit_code_for(exc.code)), None
@@ -33,3 +40,14 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
 
 def print_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: wide (CJK) characters count two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` columns (`str.ljust` counts characters, not columns)."""
+    return text + " " * max(0, width - display_width(text))

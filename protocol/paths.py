@@ -5,7 +5,9 @@ for the state directory, which `ready_state_dir` makes or explains).
 - state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts, what each running host serves)
 - runtime: `$XDG_RUNTIME_DIR/tikitaka` or a per-user temp directory (the host's socket)
 
-`TIKI_CONFIG_DIR`, `TIKI_STATE_DIR` and `TIKI_SOCKET` override them (tests use these).
+`TIKI_CONFIG_DIR`, `TIKI_STATE_DIR` and `TIKI_SOCKET` override them (tests use these); a
+relative one is made absolute here, against the directory it was set in: the host hands these
+paths to programs in tabs that run in other directories.
 """
 
 from __future__ import annotations
@@ -21,10 +23,17 @@ APP = "tikitaka"
 # wants the socket) should not pay for them.
 
 
+def _absolute(override: str) -> Path:
+    try:
+        return Path(os.path.abspath(os.path.expanduser(override)))
+    except FileNotFoundError:  # relative, in a directory that was deleted: nothing better to say
+        return Path(override)
+
+
 def config_dir() -> Path:
     override = os.environ.get("TIKI_CONFIG_DIR")
     if override:
-        return Path(override)
+        return _absolute(override)
     import platformdirs
 
     return Path(platformdirs.user_config_dir(APP, appauthor=False))
@@ -33,7 +42,7 @@ def config_dir() -> Path:
 def state_dir() -> Path:
     override = os.environ.get("TIKI_STATE_DIR")
     if override:
-        return Path(override)
+        return _absolute(override)
     import platformdirs
 
     return Path(platformdirs.user_state_dir(APP, appauthor=False))
@@ -54,7 +63,7 @@ def runtime_dir() -> Path:
 
 def socket_path() -> Path:
     override = os.environ.get("TIKI_SOCKET")
-    return Path(override) if override else runtime_dir() / "tiki.sock"
+    return _absolute(override) if override else runtime_dir() / "tiki.sock"
 
 
 def default_workspace() -> Path:

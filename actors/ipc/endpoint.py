@@ -222,9 +222,9 @@ def _secure_directory(path: Path) -> None:
 def prepare(path: Path) -> None:
     """Make the directory safe and clear a stale endpoint; refuse when a host answers there
     or the endpoint is not ours."""
-    _secure_directory(path)
-    if not use_tcp() and _too_long(path):
+    if not use_tcp() and _too_long(path):  # (before the directory is made: nothing left behind)
         raise EndpointError(_too_long(path))
+    _secure_directory(path)
     try:
         st = os.lstat(path)
     except FileNotFoundError:

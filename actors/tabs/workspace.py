@@ -8,6 +8,10 @@ The tabs live in a `WorkspaceState` (workspace_state) the host creates, not in t
 the supervisor starts a new one on the same state and no tab is lost. Terminal actors are
 supervised too; one that dies is not restarted behind the user's back (its program would
 start over) but marked failed, with the reason, until the user restarts the tab.
+
+A tab of the workspace file whose command cannot start (not on PATH, its directory missing)
+is kept all the same: failed, with the reason, until `terminal-restart` starts it, and saved
+back with the rest -- the file is the user's, a missing program must not cost them the entry.
 """
 
 from __future__ import annotations
@@ -23,28 +27,18 @@ from ...protocol.settings import TerminalSettings
 from ...terminals.env import new_tab_token
 from ..errors import InvalidTabName, SpawnFailed, TabExists, UnknownTab
 from ..event_log import EventLog
-from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabsChanged
+from ..events import ActorFailed, EventBus, TabExited, TabInfo, TabRestarted, TabsChanged
 from ..supervisor import ActorSlot, SupervisedActor, Supervisor
 from .agent_watch import AgentConfig
 from .terminal import TabSpec, TerminalActor
-from .workspace_file import TabEntry, default_role, default_shell, save_workspace
+from .workspace_file import TabEntry, WorkspaceFile, WorkspaceNotSaved, default_role, default_shell
 from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, tab_info  # noqa: F401 - re-exported
 
 
 class WorkspaceActor(SupervisedActor):
-    def __init__(
-        self,
-        *,
-        state: WorkspaceState,
-        bus: EventBus,
-        event_log: EventLog,
-        supervisor: Supervisor,
-        settings: TerminalSettings,
-        socket: str,
-        bin_dir: str | None,
-        save_path: Path | None,
-        agent: AgentConfig | None = None,
-    ) -> None:
+    def __init__(self, *, state: WorkspaceState, bus: EventBus, event_log: EventLog, supervisor: Supervisor,
+                 settings: TerminalSettings, socket: str, bin_dir: str | None, save_path: Path | None,
+                 agent: AgentConfig | None = None) -> None:
         super().__init__()
         self._state = state
         self._bus = bus
@@ -53,7 +47,8 @@ class WorkspaceActor(SupervisedActor):
         self._settings = settings
         self._socket = socket
         self._bin_dir = bin_dir
-        self._save_path = save_path
+        if save_path is not None and state.file is None:  # the first actor: what the host just read
+            state.file = WorkspaceFile(save_path)
         self._agent = agent  # the agent-state rules, loaded once by the host, for every tab
         self._unsubscribe = lambda: None
 
@@ -66,12 +61,17 @@ class WorkspaceActor(SupervisedActor):
 
     def open_initial(self, entries: list[TabEntry]) -> None:
         """Start the tabs a host launches with; one broken entry must not cost the user the
-        rest of the workspace."""
+        rest of the workspace, nor itself: a tab that cannot start is kept, failed (see _add),
+        and an entry that cannot be a tab at all (a bad or taken name) is saved back as it was."""
         for entry in entries:
             try:
-                self._add(entry.name, entry.command, entry.cwd, entry.role, save=False)
-            except (SpawnFailed, TabExists, InvalidTabName) as exc:
+                self._add(entry.name, entry.command, entry.cwd, entry.role, initial=True)
+            except (TabExists, InvalidTabName) as exc:
+                self._state.kept.append(entry)
                 self._log.append("tab_error", tab=entry.name, detail=exc.message)
+                self._supervisor.report("workspace-file", WorkspaceNotSaved(
+                    f"tab '{entry.name}' of the workspace file was not opened ({exc.message}); "
+                    "it stays in the file as it is"))
                 self._bus.publish(ActorFailed(f"tab '{entry.name}'", exc.message))
 
     def on_stop(self) -> None:
@@ -162,34 +162,42 @@ class WorkspaceActor(SupervisedActor):
             if tab is not ignore and tab.name.casefold() == name.casefold():
                 raise TabExists(tab.name)
 
-    def _add(self, name: str, command: list[str], cwd: str, role: str, *, save: bool = True) -> _Tab:
+    def _add(self, name: str, command: list[str], cwd: str, role: str, *, initial: bool = False) -> _Tab:
+        """Open a tab and save; a tab of the workspace file (`initial`) that cannot start is
+        opened failed instead, its reason shown in the tab list and the health report."""
         self._check_name(name)
-        if not os.path.isdir(cwd):
-            raise SpawnFailed(f"cannot start tab '{name}': no such directory: {cwd}")
-        spec = TabSpec(
-            tab_id=self._state.next_id,
-            name=name,
-            command=list(command),
-            cwd=cwd,
-            role=role,
-            token=new_tab_token(),
-            socket=self._socket,
-            bin_dir=self._bin_dir,
-            base_env=dict(os.environ),
-        )
-        slot = self._start_terminal(spec)
-        tab = _Tab(spec.tab_id, name, list(command), cwd, role, spec.token, slot)
+        spec = TabSpec(tab_id=self._state.next_id, name=name, command=list(command), cwd=cwd, role=role,
+                       token=new_tab_token(), socket=self._socket, bin_dir=self._bin_dir, base_env=dict(os.environ))
+        error = None
+        try:
+            slot = self._start_terminal(spec)
+        except SpawnFailed as exc:
+            if not initial:
+                raise
+            slot, error = self._start_terminal(spec, spawn=False), exc.message
+        tab = _Tab(spec.tab_id, name, list(command), cwd, role, spec.token, slot, start_error=error)
         self._state.next_id += 1
         self._tabs.append(tab)
         if self._state.active is None:
             self._state.active = tab.id
-        self._log.append("tab_new", tab=name, detail=" ".join(command))
-        if save:
-            self._save()
-        self._publish()
+        if error is None:
+            self._log.append("tab_new", tab=name, detail=" ".join(command))
+        else:
+            self._log.append("tab_error", tab=name, detail=error)
+            self._supervisor.report(f"tab:{tab.id}", SpawnFailed(
+                f"{error}; the tab is kept: fix that, then `tiki terminal-restart {name}`"))
+            self._bus.publish(ActorFailed(f"tab '{name}'", error))
+        if initial:
+            self._publish()
+        else:
+            self._commit()
         return tab
 
-    def _start_terminal(self, spec: TabSpec) -> ActorSlot:
+    def _start_terminal(self, spec: TabSpec, *, spawn: bool = True) -> ActorSlot:
+        """The tab's terminal actor, its command started (SpawnFailed if it cannot be); with
+        `spawn=False` the actor only, for a tab kept failed."""
+        if spawn and not os.path.isdir(spec.cwd):
+            raise SpawnFailed(f"cannot start tab '{spec.name}': no such directory: {spec.cwd}")
         bus, tab_id, name = self._bus, spec.tab_id, spec.name
 
         def gone(error: str) -> None:  # on a supervisor thread: only publish
@@ -202,7 +210,8 @@ class WorkspaceActor(SupervisedActor):
             restart=False, on_give_up=gone,
         )
         try:
-            slot.proxy.start_child().get(timeout=ASK)
+            if spawn:
+                slot.proxy.start_child().get(timeout=ASK)
         except BaseException:
             slot.release()
             slot.ref.stop(block=False)
@@ -210,15 +219,14 @@ class WorkspaceActor(SupervisedActor):
             raise
         return slot
 
-    def create_tab(
-        self,
-        name: str,
-        command: list[str] | None = None,
-        cwd: str | None = None,
-        role: str | None = None,
-    ) -> TabInfo:
+    def create_tab(self, name: str, command: list[str] | None = None, cwd: str | None = None,
+                   role: str | None = None) -> TabInfo:
         command = list(command) if command else default_shell()
-        cwd = os.path.abspath(os.path.expanduser(cwd)) if cwd else os.getcwd()
+        try:  # (the CLI sends an absolute directory; getcwd fails when the host's own was deleted)
+            cwd = os.path.abspath(os.path.expanduser(cwd)) if cwd else os.getcwd()
+        except FileNotFoundError:
+            raise SpawnFailed(f"cannot start tab '{name}': the host's own directory was deleted; "
+                              "give the tab's with --cwd DIR") from None
         if role not in (None, "peer", "shell"):
             raise InvalidTabName(f"role must be 'peer' or 'shell', not {role!r}")
         return self._info(self._add(name, command, cwd, role or default_role(command)))
@@ -232,8 +240,7 @@ class WorkspaceActor(SupervisedActor):
         if self._state.active == tab.id:
             self._state.active = self._tabs[0].id if self._tabs else None
         self._log.append("tab_closed", tab=tab.name)
-        self._save()
-        self._publish()
+        self._commit()
 
     def rename_tab(self, old: str, new: str) -> TabInfo:
         tab = self._find(old)
@@ -244,8 +251,7 @@ class WorkspaceActor(SupervisedActor):
         tab.name = new
         tab.slot.proxy.set_name(new).get(timeout=ASK)
         self._log.append("tab_renamed", tab=new, detail=f"was {previous}")
-        self._save()
-        self._publish()
+        self._commit()
         return self._info(tab)
 
     def restart_tab(self, name: str) -> TabInfo:
@@ -256,9 +262,17 @@ class WorkspaceActor(SupervisedActor):
             spec = TabSpec(tab.id, tab.name, tab.command, tab.cwd, tab.role, tab.token,
                            self._socket, self._bin_dir, dict(os.environ))
             tab.slot = self._start_terminal(spec)
+        elif tab.start_error is not None:  # kept failed: its command has never run
+            if not os.path.isdir(tab.cwd):
+                raise SpawnFailed(f"cannot start tab '{tab.name}': no such directory: {tab.cwd}")
+            tab.slot.proxy.restart().get(timeout=ASK)  # SpawnFailed when it still cannot start
+            tab.start_error = None
+            self._supervisor.forget(f"tab:{tab.id}")  # healthy now: out of the health report
+            self._supervisor.register(f"tab:{tab.id}")
         else:
             tab.slot.proxy.restart().get(timeout=ASK)
         self._log.append("tab_restarted", tab=tab.name)
+        self._bus.publish(TabRestarted(tab.id, tab.name))
         self._publish()
         return self._info(tab)
 
@@ -269,11 +283,17 @@ class WorkspaceActor(SupervisedActor):
     def _publish(self) -> None:
         self._bus.publish(TabsChanged(self.list_tabs()))
 
-    def _save(self) -> None:
-        if self._save_path is None:
-            return
-        entries = [TabEntry(t.name, t.command, t.cwd, t.role) for t in self._tabs]
-        try:
-            save_workspace(self._save_path, entries)
-        except OSError as exc:
-            self._log.append("workspace_save_failed", detail=f"{self._save_path}: {exc.strerror}")
+    def _commit(self) -> None:
+        """Save the change just made and tell the listeners. The change stands either way; a
+        save that failed is an error for the caller too, who must not think it will last."""
+        problem = self._save()
+        self._publish()
+        if problem:
+            raise WorkspaceNotSaved(problem)
+
+    def _save(self) -> str | None:
+        """Write the tabs, and the entries kept as they were; returns what went wrong, if anything."""
+        if self._state.file is None:
+            return None
+        entries = [TabEntry(t.name, t.command, t.cwd, t.role) for t in self._tabs] + self._state.kept
+        return self._state.file.save_reported(entries, self._log, self._supervisor)

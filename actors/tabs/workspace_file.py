@@ -7,15 +7,19 @@
     role = "peer"          # or "shell"; default: peer for known AI CLIs, else shell
 
 Saving is atomic (write a temporary file, then rename), so a crash never leaves half a file.
+The host never overwrites a hand edit: a file that changed on disk since the host last read or
+wrote it stays as the user left it, and the host's tabs go beside it (`WorkspaceFile`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tomli_w
 
@@ -52,6 +56,10 @@ class WorkspaceFileError(TikiError):
     pass
 
 
+class WorkspaceNotSaved(WorkspaceFileError):
+    """The change was made (and stands) but could not be saved: the caller must hear it."""
+
+
 def load_workspace(path: Path) -> list[TabEntry]:
     try:
         data = toml_file.load(path)
@@ -80,14 +88,74 @@ def load_workspace(path: Path) -> list[TabEntry]:
     return entries
 
 
-def save_workspace(path: Path, entries: list[TabEntry]) -> None:
+def save_workspace(path: Path, entries: list[TabEntry]) -> str:
+    """Write `entries` to `path` atomically; returns the digest of what was written."""
     data = {"tab": [{"name": e.name, "command": e.command, "cwd": e.cwd, "role": e.role} for e in entries]}
+    text = tomli_w.dumps(data).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".workspace-", suffix=".toml", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(data, handle)
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return hashlib.sha256(text).hexdigest()
+
+
+def file_digest(path: Path) -> str | None:
+    """The digest of the file's bytes; None when there is no file."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+class WorkspaceFile:
+    """The workspace file a host saves to, and what it held when the host last read or wrote it.
+
+    A file changed on disk since then (the user edited it while the host ran) is left as it is:
+    the host's tabs are written beside it, to NAME.host.toml, and `save` says so once per edit.
+    When the user copies that file over theirs, the host saves to the file as before. A file
+    that was deleted is simply written again: nothing of the user's is lost by that."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.beside = path.with_name(path.stem + ".host.toml")
+        self._known = file_digest(path)  # the host reads it just before: what it started from
+        self._beside_known: str | None = None
+        self._noted: str | None = None
+
+    def save(self, entries: list[TabEntry]) -> str | None:
+        """Save `entries` (OSError when that fails); returns None, or the news that they went
+        beside a file the user edited."""
+        current = file_digest(self.path)
+        if current is None or current in (self._known, self._beside_known):
+            self._known = save_workspace(self.path, entries)
+            self._beside_known = self._noted = None
+            return None
+        self._beside_known = save_workspace(self.beside, entries)
+        if current == self._noted:
+            return None
+        self._noted = current
+        return (f"{self.path} was edited while the host ran: it is left as edited, and the host's tabs "
+                f"are saved to {self.beside} (copy that over it, or merge the two, to keep them)")
+
+    def save_reported(self, entries: list[TabEntry], log: Any, supervisor: Any) -> str | None:
+        """`save`, and what came of it told: on the event log (`log`) and, as a failure of the
+        `workspace-file` service, in the health report (`supervisor`). Returns the error when
+        the save failed, for the caller, who must not think the change will last."""
+        try:
+            news = self.save(entries)
+        except OSError as exc:
+            why = f"{self.path}: {exc.strerror or exc}"
+            log.append("workspace_save_failed", detail=why)
+            problem = f"the workspace was not saved ({why}): this change is lost at the next launch " \
+                      "unless a later save succeeds"
+            supervisor.report("workspace-file", WorkspaceNotSaved(problem))
+            return problem
+        if news:  # saved beside a file the user edited: they must hear it, but nothing failed
+            log.append("workspace_conflict", detail=news)
+            supervisor.report("workspace-file", WorkspaceNotSaved(news))
+        return None

@@ -14,6 +14,7 @@ import pykka
 from ...protocol.limits import ASK
 from ..events import TabInfo
 from ..supervisor import ActorSlot, Supervisor
+from .workspace_file import TabEntry, WorkspaceFile
 
 NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
 
@@ -39,6 +40,8 @@ class _Tab:
     token: str
     slot: ActorSlot  # the terminal actor, watched by the supervisor
     former_names: list[str] = field(default_factory=list)
+    # Why its command could not start (the tab stays, failed, until `terminal-restart` starts it).
+    start_error: str | None = None
 
     @property
     def ref(self) -> pykka.ActorRef[Any]:
@@ -47,18 +50,22 @@ class _Tab:
 
 @dataclass
 class WorkspaceState:
-    """The tabs, kept outside the actor so that a restarted workspace actor finds them."""
+    """The tabs, kept outside the actor so that a restarted workspace actor finds them; and what
+    must be saved besides them: entries of the file that could not become tabs (an invalid or
+    duplicate name) and the file's own record of what the host last read or wrote there."""
 
     tabs: list[_Tab] = field(default_factory=list)
     next_id: int = 1
     active: int | None = None
+    kept: list[TabEntry] = field(default_factory=list)
+    file: WorkspaceFile | None = None
 
 
 def tab_info(tab: _Tab, active: int | None, supervisor: Supervisor) -> TabInfo:
     status = terminal_status(tab, supervisor)
     return TabInfo(id=tab.id, name=tab.name, command=list(tab.command), cwd=tab.cwd, role=tab.role,
                    running=status["running"], exit_code=status["exit_code"], activity=status["activity"],
-                   active=tab.id == active, failed=status.get("failed"), agent=status.get("agent"),
+                   active=tab.id == active, failed=tab.start_error or status.get("failed"), agent=status.get("agent"),
                    watched=status.get("watched", False))
 
 

@@ -68,9 +68,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, on_signal)
-    tabs = ", ".join(host.workspace.names().get(timeout=10))
+    listed = host.workspace.list_tabs().get(timeout=10)
+    tabs = ", ".join(tab.name + (" (failed)" if tab.failed else "") for tab in listed)
     if host.start_note:
         print(f"tiki host: {host.start_note}", file=sys.stderr, flush=True)
+    for tab in listed:  # kept in the workspace, failed: the user must see it from the start
+        if tab.failed:
+            print(f"tiki host: tab '{tab.name}' failed: {tab.failed}; fix that, then "
+                  f"`tiki terminal-restart {tab.name}`", file=sys.stderr, flush=True)
     print(f"tiki host ready on {host.socket_path} (tabs: {tabs}); stop with `tiki shutdown` or ctrl+c",
           file=sys.stderr, flush=True)
     try:

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any, Mapping
 
 from ...protocol import ops
 from ...protocol.limits import QUEUE_FOR
-from ..output import print_json, request
+from ..output import display_width, pad, print_json, request
 
 
 def add_commands(sub: Any) -> None:
@@ -21,7 +22,7 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [--role R] [-- COMMAND ...]",
                        epilog="Everything after the first `--` is the command, verbatim (default: $SHELL).")
     p.add_argument("name", help="the new tab's name: unique, up to 40 letters, digits, - _ .")
-    p.add_argument("--cwd", metavar="DIR", help="working directory (default: the host's)")
+    p.add_argument("--cwd", metavar="DIR", help="working directory, relative to yours (default: yours)")
     p.add_argument("--role", choices=("peer", "shell"),
                    help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
     # The command after `--` is split off by `cli.main` before argparse sees it: argparse's
@@ -105,24 +106,36 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     rows = result["terminals"]
-    width = max([len(t["name"]) for t in rows] + [4])
+    width = max([display_width(t["name"]) for t in rows] + [4])
     for tab in rows:
-        state = "running" if tab["running"] else f"exited ({tab['exit_code']})"
+        state = "failed" if tab["failed"] else "running" if tab["running"] else f"exited ({tab['exit_code']})"
         mark = "*" if tab["active"] else " "
         agent = f"{tab['agent']['kind']}:{tab['agent']['state']}"
-        print(f"{mark} {tab['name']:<{width}}  {tab['role']:<5}  {state:<12} {agent:<16} {' '.join(tab['command'])}")
+        why = f"  ({tab['failed']})" if tab["failed"] else ""
+        print(f"{mark} {pad(tab['name'], width)}  {tab['role']:<5}  {state:<12} {agent:<16} "
+              f"{' '.join(tab['command'])}{why}")
     return 0
 
 
 def cmd_new(args: argparse.Namespace) -> int:
     command = list(args.child_command) or None
-    payload = ops.TabNew(name=args.name, command=command, cwd=args.cwd)
+    payload = ops.TabNew(name=args.name, command=command, cwd=_caller_dir(args.cwd))
     if args.role:
         payload["role"] = args.role
     code, tab = request(ops.TERMINAL_NEW, payload)
     if code == 0:
         print(f"opened {tab['name']} ({tab['role']}): {' '.join(tab['command'])}")
     return code
+
+
+def _caller_dir(cwd: str | None) -> str | None:
+    """The tab's directory as the host must get it: absolute, since the host runs elsewhere (a
+    relative one is the caller's); by default the caller's own. None (the host's) only when
+    the caller's directory is gone too."""
+    try:
+        return os.path.abspath(os.path.expanduser(cwd or "."))
+    except FileNotFoundError:  # our own directory was deleted (getcwd fails)
+        return os.path.expanduser(cwd) if cwd and os.path.isabs(os.path.expanduser(cwd)) else None
 
 
 def cmd_read(args: argparse.Namespace) -> int:
@@ -154,6 +167,11 @@ def cmd_send(args: argparse.Namespace) -> int:
             print(f"tiki: {event['name']} is {event['state']} ({event['reason']}); queued "
                   f"(#{event['position']}), typed when it is idle", file=sys.stderr, flush=True)
 
+    # The send may rightly wait QUEUE_FOR seconds for a busy agent, so a host that does not
+    # answer at all (stopped, hung) would go unnoticed that long: ask it first, briefly.
+    code, _ = request(ops.HOST_PING, timeout=10, hung=True)
+    if code:
+        return code
     code, result = request(ops.TERMINAL_SEND, payload, timeout=QUEUE_FOR + 60, on_event=queued)
     if code == 0 and result.get("delivery") == "queued":
         print(f"queued for {result['name']}: the host types it when {result['name']} is idle")

@@ -72,7 +72,7 @@ def _tab_named(tabs: list[dict], wanted: str) -> int | None:
     for tab in tabs:
         if tab["name"].casefold() == wanted.casefold():
             return tab["id"]
-    if wanted.isdigit() and 1 <= int(wanted) <= len(tabs):
+    if wanted.isascii() and wanted.isdigit() and 1 <= int(wanted) <= len(tabs):  # ("²".isdigit(), int fails)
         return tabs[int(wanted) - 1]["id"]
     return None
 
