@@ -144,6 +144,14 @@ def styled_line(line: avt.Line) -> StyledLine:
     return tuple(segments)
 
 
+def wrapped_rows(lines: Any, wanted: Any) -> frozenset[int]:
+    """Which of the rows `wanted` (indexes into `lines`, pyavt's) go on in the next one: a line
+    longer than the screen, wrapped. A copy or a search joins them without a newline."""
+    from avt.util import TextUnwrapper  # (push returns None while the line goes on)
+
+    return frozenset(row for row in wanted if 0 <= row < len(lines) and TextUnwrapper().push(lines[row]) is None)
+
+
 # -- the fast path: every row from one dump -----------------------------------------------------
 
 def view_rows(vt: avt.Vt, wanted: set[int] | None = None) -> dict[int, StyledLine]:

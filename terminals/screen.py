@@ -28,7 +28,7 @@ import avt
 from . import clusters, scroll_skip
 from .history import PlainHistory
 from .quiet import is_quiet
-from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows
+from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows, wrapped_rows
 from .screen_agent import AgentHooks
 from .screen_fixes import FIXES, ScreenFixes
 from .screen_held import HeldOutput
@@ -69,6 +69,7 @@ class ScreenUpdate:
     clipboard: tuple[str, ...] = ()  # texts the program copied (OSC 52) since the last update
     dropped: int = 0  # history lines dropped so far from the oldest end (`Screen.dropped`)
     cursor_style: int = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
+    wrapped: frozenset[int] = frozenset()  # rows among `lines` that go on in the next row
 
 
 class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
@@ -244,15 +245,15 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
 
     def _update(self, rows: set[int], full: bool, clipboard: tuple[str, ...] = ()) -> ScreenUpdate:
         lines = view_rows(self._vt, None if full else rows) if rows else {}
-        return self._frame(lines, full, self.cursor, self.history, clipboard)
+        return self._frame(lines, full, self.cursor, self.history, clipboard, wrapped=wrapped_rows(self._vt.view(), lines))
 
     def _frame(self, lines: dict[int, StyledLine], full: bool, cursor: tuple[int, int, bool], history: int,
-               clipboard: tuple[str, ...], dropped: int | None = None) -> ScreenUpdate:
+               clipboard: tuple[str, ...], dropped: int | None = None, wrapped: frozenset[int] = frozenset()) -> ScreenUpdate:
         # (pyavt's modes: held-back output, plain lines, changes none of them)
         return ScreenUpdate(
             self._cols, self._rows, lines, full, cursor, history, self.alt_screen, self.title,
             self.bracketed_paste, self._vt.cursor_key_app_mode, next(_SERIALS), self._modes.mouse, clipboard,
-            self._plain.dropped if dropped is None else dropped, self._modes.cursor_style,
+            self._plain.dropped if dropped is None else dropped, self._modes.cursor_style, wrapped,
         )
 
     def take_update(self, full: bool = False) -> ScreenUpdate:

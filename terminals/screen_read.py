@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import clusters, scroll_skip
-from .rows import DEFAULT_STYLE, StyledLine, styled_line
+from .rows import DEFAULT_STYLE, StyledLine, styled_line, wrapped_rows
 
 
 class HistoryPage(NamedTuple):
@@ -19,6 +19,7 @@ class HistoryPage(NamedTuple):
     dropped: int  # `Screen.dropped`: the page's first row is numbered dropped + total - offset
     lines: list[StyledLine]
     screen: Any = None  # the screen at the same moment (a `ScreenUpdate`), when asked for
+    wrapped: frozenset[int] = frozenset()  # indexes into `lines` of rows that go on in the next
 
 
 class ScreenReads:
@@ -42,7 +43,19 @@ class ScreenReads:
             offset = total - (start - dropped)
         offset = max(0, min(offset, total))
         first = total - offset
-        return HistoryPage(total, offset, dropped, self.history_lines(first, min(total, first + count)), shown)
+        stop = min(total, first + count)
+        return HistoryPage(total, offset, dropped, self.history_lines(first, stop), shown,
+                           self._history_wrapped(first, stop))
+
+    def _history_wrapped(self, start: int, stop: int) -> frozenset[int]:
+        """Which history rows [start, stop) go on in the next row, counted from `start`. Known
+        for the rows pyavt still holds (the newest STYLED_HISTORY); the older ones are kept as
+        text alone, each copied as a line of its own."""
+        plain = len(self._plain)
+        lines = self._vt.lines()
+        first = max(start, plain)
+        return frozenset(row + first - start for row in
+                         wrapped_rows(lines[first - plain:stop - plain], range(max(0, stop - first))))
 
     def history_lines(self, start: int, stop: int) -> list[StyledLine]:
         """Scrollback rows [start, stop), 0 being the oldest kept."""

@@ -73,7 +73,14 @@ def reversed_text(outer: Outer, row_text: str) -> str:
 
     lines = outer.screen("w0", escapes=True).splitlines()
     line = next(line for line in lines if row_text in re.sub(r"\x1b\[[0-9;:]*m", "", line))
-    return "".join(re.findall(r"\x1b\[(?:[0-9;]*;)?7m([^\x1b]*)", line))
+    shown, on = [], False
+    for sgr, text in re.findall(r"\x1b\[([0-9;:]*)m|([^\x1b]+)", line):
+        if text:
+            shown.append(text if on else "")
+            continue
+        for param in sgr.split(";"):
+            on = True if param == "7" else False if param in ("", "0", "27") else on
+    return "".join(shown)
 
 
 def test_scrollback_modes_cursor_steps_over_wide_characters_whole(outer, tiki_env):
@@ -89,3 +96,36 @@ def test_scrollback_modes_cursor_steps_over_wide_characters_whole(outer, tiki_en
     wait_until(lambda: reversed_text(outer, "ab漢字") == "ト", 10, 0.1,
                what="one character on: ト")
     outer.keys("w0", "q")
+
+
+def test_a_line_longer_than_the_screen_is_copied_and_searched_whole(tiki_env, tmp_path):
+    """A long line wraps over rows: a drag over them copies it without newlines at the wraps,
+    and scrollback mode's search finds (and copies) text that spans a wrap -- as tmux does."""
+    outer = Outer(tiki_env, 100, 30)
+    outer.tmux("set-option", "-s", "set-clipboard", "on")  # the outer terminal keeps what OSC 52 sets
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        wait_until(lambda: "$" in read(tiki_env, "sh") or "#" in read(tiki_env, "sh"), 15, 0.1, what="a prompt")
+        line = "".join(str(n) for n in range(1, 120))  # 249 characters, no piece repeats
+        outer.literal("w0", "clear; printf %s $(seq 1 119); echo; echo end")
+        outer.keys("w0", "Enter")
+        wait_until(lambda: "\nend" in read(tiki_env, "sh"), 10, 0.1, what="the long line")
+        screen = outer.screen("w0").splitlines()
+        first = next(y for y, row in enumerate(screen) if row.startswith(line[:100]))
+        sgr(outer, "w0", 0, 1, first + 1)  # drag from its first character to its last, two rows down
+        sgr(outer, "w0", 32, 30, first + 3)
+        sgr(outer, "w0", 0, 49, first + 3, release=True)
+        wait_until(lambda: outer.tmux("show-buffer") == line, 10, 0.1, what="the line copied whole")
+
+        query = line[88:106]  # across the first wrap (starting left of the position indicator)
+        assert line.count(query) == 1
+        outer.keys("w0", "C-\\", "[")
+        outer.wait("w0", "[0/")
+        outer.keys("w0", "?")  # search backward from the cursor (below the line)
+        outer.literal("w0", query)
+        outer.keys("w0", "Enter")
+        wait_until(lambda: reversed_text(outer, line[:80]) == line[88], 10, 0.1, what="the cursor on the match")
+        outer.keys("w0", "v", *["l"] * (len(query) - 1), "y")  # select the match and copy it
+        wait_until(lambda: outer.tmux("show-buffer") == query, 10, 0.1, what="the match across the wrap copied")
+    finally:
+        outer.close()

@@ -44,10 +44,12 @@ def encode_line(line: Any) -> str:
 class ScreenFrame:
     """One tab's screen change: metadata plus changed rows as JSON fragments."""
 
-    __slots__ = ("tab", "serial", "full", "meta", "lines")
+    __slots__ = ("tab", "serial", "full", "meta", "lines", "wraps")
 
-    def __init__(self, tab: int, serial: int, full: bool, meta: dict[str, Any], lines: dict[int, str]) -> None:
+    def __init__(self, tab: int, serial: int, full: bool, meta: dict[str, Any], lines: dict[int, str],
+                 wraps: dict[int, bool] | None = None) -> None:
         self.tab, self.serial, self.full, self.meta, self.lines = tab, serial, full, meta, lines
+        self.wraps = wraps or {}  # row -> it goes on in the next row (rows of `lines` only; merged alike)
 
     @classmethod
     def from_update(cls, tab: int, update: Any) -> "ScreenFrame":
@@ -58,7 +60,7 @@ class ScreenFrame:
             "mouse": update.mouse, "cursor_style": update.cursor_style,
         }
         lines = {row: encode_line(line) for row, line in update.lines.items()}
-        return cls(tab, update.serial, update.full, meta, lines)
+        return cls(tab, update.serial, update.full, meta, lines, {row: row in update.wrapped for row in update.lines})
 
     def merge(self, newer: "ScreenFrame") -> "ScreenFrame":
         """This frame (not sent yet) followed by `newer` (which arrived after it): one frame that
@@ -71,14 +73,18 @@ class ScreenFrame:
         if how == "older":
             return self
         if how == "under":  # the later diffs on top of the late snapshot
-            return ScreenFrame(self.tab, self.serial, True, self.meta, {**newer.lines, **self.lines})
-        return ScreenFrame(self.tab, newer.serial, self.full, newer.meta, {**self.lines, **newer.lines})
+            return ScreenFrame(self.tab, self.serial, True, self.meta, {**newer.lines, **self.lines},
+                               {**newer.wraps, **self.wraps})
+        return ScreenFrame(self.tab, newer.serial, self.full, newer.meta, {**self.lines, **newer.lines},
+                           {**self.wraps, **newer.wraps})
 
     def body(self) -> str:
         rows = ",".join(f'"{row}":{text}' for row, text in sorted(self.lines.items()))
         meta = _dumps(self.meta)[1:-1]
+        wrapped = sorted(row for row, on in self.wraps.items() if on)
+        extra = f',"wrapped":{_dumps(wrapped)}' if wrapped else ""
         return (f'{{"kind":"screen","tab":{self.tab},"serial":{self.serial},'
-                f'"full":{"true" if self.full else "false"},{meta},"lines":{{{rows}}}}}')
+                f'"full":{"true" if self.full else "false"},{meta},"lines":{{{rows}}}{extra}}}')
 
 
 def event_body(event: dict[str, Any]) -> str:

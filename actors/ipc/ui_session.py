@@ -239,9 +239,11 @@ class UiSession:
         if page.screen is not None:  # (every row, in order: a snapshot's lines are all of them)
             cursor = json.dumps(list(page.screen.cursor))
             screen = ",".join(encode_line(page.screen.lines.get(row, ())) for row in range(page.screen.rows))
-            shown = f',"screen":[{screen}],"cursor":{cursor}'
+            shown = (f',"screen":[{screen}],"cursor":{cursor},'
+                     f'"screen_wrapped":{json.dumps(sorted(page.screen.wrapped))}')
         self.outbox.event(f'{{"kind":"history","ref":{message["ref"]},"tab":{message["tab"]},"total":{page.total},'
-                          f'"offset":{page.offset},"dropped":{page.dropped},"lines":[{rows}]{shown}}}')
+                          f'"offset":{page.offset},"dropped":{page.dropped},"lines":[{rows}],'
+                          f'"wrapped":{json.dumps(sorted(page.wrapped))}{shown}}}')
 
     def _on_call(self, message: dict[str, Any]) -> None:
         self._host.supervisor.task("ui.call", self._call, message)

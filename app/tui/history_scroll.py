@@ -25,6 +25,7 @@ class HistoryScrollMixin:
     def _init_scroll(self) -> None:
         self.scroll_offset_rows = 0  # 0 = live; N = N rows up into history
         self.history_rows: list[list] = []
+        self.history_wrapped: frozenset[int] = frozenset()  # of history_rows: those that go on in the next
         self._scroll_target = 0  # the offset the latest scroll asked for
         self._scroll_ref: int | None = None
         self._anchor: int | None = None  # the number of the history row at the view's top, once a page said
@@ -83,6 +84,7 @@ class HistoryScrollMixin:
             self.to_live()  # nothing above the screen (any more)
             return
         self.history_rows, self.history = page["lines"], page["total"]
+        self.history_wrapped = frozenset(page.get("wrapped", ()))
         self.scroll_offset_rows = self._scroll_target = page["offset"]
         self._end = page["dropped"] + page["total"]
         self._anchor = self._end - page["offset"]

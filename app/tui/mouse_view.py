@@ -39,25 +39,26 @@ class MouseMixin:
 
     # -- where --------------------------------------------------------------------------------
 
-    def shown_line(self, y: int) -> tuple[Any, int]:
-        """(the row drawn at view row `y`, the tab column at the view's left edge)."""
+    def shown_line(self, y: int) -> tuple[Any, int, bool]:
+        """(the row drawn at view row `y`, the tab column at the view's left edge, whether the
+        row goes on in the next: a long line wrapped, copied without a newline there)."""
         offset = self.scroll_offset_rows
         if offset:
             if y < len(self.history_rows):  # type: ignore[attr-defined]
-                return self.history_rows[y], 0  # type: ignore[attr-defined]
+                return self.history_rows[y], 0, y in self.history_wrapped  # type: ignore[attr-defined]
             top, left = 0, 0
             y -= offset
         else:
             top, left = self.pan()  # type: ignore[attr-defined]
         y += top
         rows = self.rows  # type: ignore[attr-defined]
-        return (rows[y] if 0 <= y < len(rows) else ()), left
+        return (rows[y] if 0 <= y < len(rows) else ()), left, y in self.wrapped  # type: ignore[attr-defined]
 
     def _shown_row(self, y: int) -> Row:
-        line, left = self.shown_line(y)
+        line, left, wrapped = self.shown_line(y)
         width = self.size.width  # type: ignore[attr-defined]
         cells = row_from_text("".join(text for text, _ in line), left + width).cells[left:]
-        return Row(tuple(cells))
+        return Row(tuple(cells), wrapped)
 
     def _forwarding_mouse(self, event: events.MouseEvent) -> bool:
         copy = getattr(self, "copy", None)

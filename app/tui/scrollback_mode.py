@@ -44,6 +44,7 @@ class ScrollbackMode:
         self.total = 0  # rows of history
         self.base = 0  # the number of the oldest of them (protocol/README.md: history rows)
         self.screen: list[Any] = []  # the tab's screen rows when the history was counted
+        self.wrapped: set[int] = set()  # rows (history and screen) that go on in the next one
         self.refs: dict[int, int] = {}  # scrollback request ref -> first row it asked for
         self.cursor = Point(0, 0)
         self.top = 0  # the row shown at the top of the view
@@ -66,7 +67,8 @@ class ScrollbackMode:
         return screen[row - self.total] if 0 <= row - self.total < len(screen) else ()
 
     def row(self, row: int) -> Row:
-        return row_from_text("".join(text for text, _ in self.line(row)), max(1, self.view.tab_size[0]))
+        return row_from_text("".join(text for text, _ in self.line(row)), max(1, self.view.tab_size[0]),
+                             row in self.wrapped)
 
     # -- entering, leaving, the history -------------------------------------------------------
 
@@ -77,15 +79,16 @@ class ScrollbackMode:
         self.active, self.history, self.refs = True, {}, {}
         self.total, self.selection, self.search, self.match, self.prompt = view.history, None, None, None, None
         self.queued, self.early = None, []
-        self._place(view.rows, view.cursor)  # (until the answer: the frames' rows and count)
+        self._place(view.rows, view.cursor, view.wrapped)  # (until the answer: the frames' rows and count)
         # The newest PAGE rows of history and the screen, all from one moment.
         self.refs[view.client.scrollback(view.tab_id, PAGE, offset=PAGE, screen=True)] = -1
         view.refresh()
 
-    def _place(self, screen: list[Any], cursor: Any) -> None:
-        """`screen` taken as the bottom of the history; the cursor where the tab's is (`cursor`);
-        the screen in view."""
+    def _place(self, screen: list[Any], cursor: Any, wrapped: Any) -> None:
+        """`screen` taken as the bottom of the history (`wrapped`: its rows that go on in the
+        next); the cursor where the tab's is (`cursor`); the screen in view."""
         self.screen = list(screen)
+        self.wrapped = {self.total + row for row in wrapped}  # (history rows come with their pages)
         self.cursor = Point(self.total + cursor[0], cursor[1])
         self.top = self.total
 
@@ -101,7 +104,7 @@ class ScrollbackMode:
             return False
         if self.active and start < 0:  # the snapshot: the screen, the count, the newest rows
             self.total, self.base = page["total"], page["dropped"]
-            self._place(page["screen"], page["cursor"])
+            self._place(page["screen"], page["cursor"], page.get("screen_wrapped", ()))
             self._fetch(self._store(page))  # older rows than one answer holds (a history above PAGE rows)
             # Keys pressed before it came moved over the frames' rows (as many as the UI had):
             # pressed again, over these.
@@ -120,7 +123,9 @@ class ScrollbackMode:
         """Keep a page's rows where their numbers put them (rows dropped since the snapshot
         are not in it: they stay blank); returns the first one's row."""
         first = page["dropped"] + page["total"] - page["offset"] - self.base
-        self.history.update(enumerate(page["lines"][:max(0, self.total - first)], first))
+        kept = max(0, self.total - first)
+        self.history.update(enumerate(page["lines"][:kept], first))
+        self.wrapped.update(first + i for i in page.get("wrapped", ()) if i < kept)
         return first
 
     def leave(self) -> None:
@@ -144,6 +149,11 @@ class ScrollbackMode:
             return True  # (moved once the rows are here: until then the view stays on the screen)
         if key in moves:
             drow, dcol = moves[key]
+            last = max(0, self.view.tab_size[0] - 1)
+            if dcol > 0 and col >= last and row + 1 < self.count():  # on into the next row, as tmux does
+                drow, dcol = 1, -col
+            elif dcol < 0 and col == 0 and row > 0:  # back to the end of the row above
+                drow, dcol = -1, last
             self._move(Point(row + drow, col + dcol), step=dcol)
         elif key in pages:  # the view goes a page, the cursor with it (where it was on the screen)
             self._move(Point(row + pages[key], col), scroll=pages[key])

@@ -62,6 +62,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self.client: Any = None  # set by the app: the session with the host
         self.tab_id: int | None = None
         self.rows: list[list] = []  # [[text, sgr], ...] per row of the tab's screen
+        self.wrapped: set[int] = set()  # rows of the tab's screen that go on in the next (a long line)
         self.serial = 0
         self.cursor = (0, 0, True)
         self.cursor_style = 0  # DECSCUSR's: the terminal's cursor shows in it (terminal_cursor.py)
@@ -110,11 +111,13 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         if len(self.rows) != rows:
             self.rows = [[] for _ in range(rows)]
             self._strips.clear()
+        wrapped = frame.get("wrapped", ())  # (of this frame's rows; the others keep theirs)
         for row, line in frame["lines"].items():
             row = int(row)
             if row < rows:
                 self.rows[row] = line
                 self._strips.pop(row, None)
+                (self.wrapped.add if row in wrapped else self.wrapped.discard)(row)
         self.cursor, self.app_cursor = tuple(frame["cursor"]), frame["app_cursor"]
         self.cursor_style = frame.get("cursor_style", 0)
         self.mouse_mode, self.alt_screen = frame.get("mouse", 0), frame["alt_screen"]
