@@ -74,11 +74,11 @@ def reversed_text(outer: Outer, row_text: str) -> str:
     lines = outer.screen("w0", escapes=True).splitlines()
     line = next(line for line in lines if row_text in re.sub(r"\x1b\[[0-9;:]*m", "", line))
     shown, on = [], False
-    for sgr, text in re.findall(r"\x1b\[([0-9;:]*)m|([^\x1b]+)", line):
+    for params, text in re.findall(r"\x1b\[([0-9;:]*)m|([^\x1b]+)", line):
         if text:
             shown.append(text if on else "")
             continue
-        for param in sgr.split(";"):
+        for param in params.split(";"):
             on = True if param == "7" else False if param in ("", "0", "27") else on
     return "".join(shown)
 
