@@ -260,6 +260,11 @@ class AgentStateDetector:
         (`leader_in_front`) is at its prompt, so no signature counts then."""
         profiles = self.rulebook.profiles
         kind = self.rulebook.identify(facts.command)
+        last = self.verdict.kind
+        if facts.exited and kind in (None, FALLBACK_KIND) and last != FALLBACK_KIND and last in profiles:
+            # `sh -c 'exec claude'` that ended: only the tab's command (a shell) is left to name
+            # the agent, and the last frame may show nothing of it; the tab ran what was known.
+            return profiles[last]
         if kind is not None and (kind != FALLBACK_KIND or facts.leader_in_front):
             self.identified_by = "command"  # a shell at its own prompt runs no agent, whatever the screen shows
             return profiles[kind]
