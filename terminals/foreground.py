@@ -7,7 +7,8 @@ group of the tab's terminal tells them apart: on Linux the session leader's
 without touching the PTY's descriptor) and `/proc/PGID/cmdline` gives its argv; on macOS and
 the BSDs `ps` answers both. `ForegroundCommand` caches the answer: the group is looked up at
 most every `LOOK_EVERY` seconds (reading /proc costs ~50 us here; `ps` a few ms), and the argv
-again only when the group changed, or every `REFRESH` seconds (a program may `exec` another).
+again when the group changed, when its leader's name did (an `exec` keeps the group: `sh -c
+'exec claude'` becomes Claude; Linux), or every `REFRESH` seconds.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def command_of(pid: int) -> list[str]:
     return _ps("command=", pid).split()  # ps cannot keep spaces inside arguments: good enough here
 
 
+def name_of(pid: int) -> str | None:
+    """The process's name as the kernel keeps it (changed by `exec`); None where /proc cannot tell."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as comm:
+            return comm.read().decode(errors="replace").strip()
+    except OSError:
+        return None
+
+
 def _ps(field: str, pid: int) -> str:
     try:
         return subprocess.run(["ps", "-o", field, "-p", str(pid)], capture_output=True, text=True,
@@ -63,6 +75,7 @@ class ForegroundCommand:
     def __init__(self, leader: int) -> None:
         self.leader = leader
         self._group: int | None = None
+        self._name: str | None = None  # the group leader's name when its argv was read
         self._argv: list[str] = []
         self._read_at = self._looked_at = -1e9
         self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
@@ -82,6 +95,8 @@ class ForegroundCommand:
         group = foreground_group(self.leader)
         if group is None:
             self._group, self._argv = None, []
-        elif group != self._group or now - self._read_at >= REFRESH:
-            self._group, self._argv, self._read_at = group, command_of(group), now
+            return self._argv
+        name = name_of(group)
+        if group != self._group or name != self._name or now - self._read_at >= REFRESH:
+            self._group, self._name, self._argv, self._read_at = group, name, command_of(group), now
         return self._argv
