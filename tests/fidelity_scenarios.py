@@ -143,9 +143,21 @@ CLAUDE = Scenario("claude start", ["sh", "-c", "unset TMUX TMUX_PANE; claude; ex
     ("wait", "anthropic.com/supported-countries"), ("snap", "claude: start screen, offline"),
 ], needs="claude")
 
-FAST = [VIM, LESS, PYTHON, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE]
-ALL = [VIM, LESS, PYTHON, HTOP, CODEX, CLAUDE, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN, VTTEST_DOUBLE,
-       VTTEST_VT102]
+# Past the start screen, offline: with onboarding marked done in a private HOME (one per side),
+# Claude Code asks whether to trust the folder (Enter: yes), then shows its input box -- the
+# screens a user sees most, drawn with its own cursor moves, colours and box rules.
+CLAUDE_INPUT = Scenario("claude input box", ["sh", "-c", (
+    'unset TMUX TMUX_PANE; export HOME="$(mktemp -d ./claude-home.XXXXXX)"; '
+    'printf \'{"hasCompletedOnboarding": true, "theme": "dark"}\' > "$HOME/.claude.json"; '
+    'claude; exec sleep 100000')], [
+    ("wait", "trust this folder"), ("snap", "claude: folder trust"),
+    ("pause", 1.0), ("key", "enter"), ("wait", "for shortcuts"), ("snap", "claude: input box"),
+    ("type", "what is 6 times 7"), ("wait", "what is 6 times 7"), ("snap", "claude: a prompt typed"),
+], needs="claude")
+
+FAST = [VIM, LESS, PYTHON, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE, CLAUDE_INPUT]
+ALL = [VIM, LESS, PYTHON, HTOP, CODEX, CLAUDE, CLAUDE_INPUT, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN,
+       VTTEST_DOUBLE, VTTEST_VT102]
 
 
 def run(pair, scenario: Scenario, workdir: Path) -> list:
