@@ -208,7 +208,9 @@ class UiSession:
         coordinator = self._host.service("coordinator")
         if coordinator is None:
             raise TikiError("this host has no coordinator")
-        coordinator.submit(message["text"], source="user")  # progress arrives as `run` events
+        # Progress arrives as `run` events, which every UI sees: the source names this session,
+        # so its panel knows its own runs from the others'.
+        coordinator.submit(message["text"], source=f"ui:{self.id}")
 
     def _backend_check(self) -> None:
         """Why AI mode cannot work on this host (None: a backend may answer), as a `backend`

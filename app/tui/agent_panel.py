@@ -194,8 +194,9 @@ class AgentPanel(Vertical):
         reason it stopped) and the run's figures end it. Another client's run is shown apart."""
         kind, run_id = data.get("kind"), str(data.get("run_id"))
         if kind in ("queued", "started") and run_id not in self._mine:
-            if data.get("source") == "user" and data.get("prompt") in self._asked:
-                self._asked.remove(data["prompt"])  # (a request from the UI session is "user")
+            mine = f"ui:{self.tiki.client.hello.get('session')}"  # what the host names this session's requests
+            if data.get("source") == mine and data.get("prompt") in self._asked:
+                self._asked.remove(data["prompt"])  # (this session's request: source "ui:<session>")
                 self._mine.append(run_id)
             else:
                 self._sources[run_id] = str(data.get("source"))
@@ -228,7 +229,8 @@ class AgentPanel(Vertical):
         """Another client's run: its request, tool cards and end, each labelled, never in the
         status line (that is this panel's run's)."""
         source = self._sources.get(run_id, "")
-        who = {"cli": "another client's run", "user": "another UI's run"}.get(source, f"{source or 'another'} run")
+        who = ("another UI's run" if source.startswith("ui:") else
+               {"cli": "another client's run"}.get(source, f"{source or 'another'} run"))
         label = f"{who} {run_id}"
         if kind == "started":
             self.write(Text.assemble((f"{label} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
