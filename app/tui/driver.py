@@ -3,13 +3,15 @@ in the tab exactly as the terminal sent them (see `raw_input`).
 
 Textual's own input thread parses everything into key events, and its parser turns ESC+digit
 into macOS Option characters (™ ¡ £): Alt+1 could never reach a program. This driver's input
-thread splits each read with `raw_input.Splitter` while the terminal view has the keyboard:
-bytes for the tab go straight up the session (`app.forward_input`, no event loop in between),
-mouse and focus reports and the terminal's answers go to Textual's parser (clicks on the tab
-bar and widgets work), a bracketed paste becomes a Paste event, and the key after the prefix
-becomes a `PrefixKey` message. Otherwise (a dialog is open, the agent panel has focus) every
-byte goes to Textual's parser as usual. The kitty keyboard protocol stays off: with it the
-outer terminal would send CSI-u sequences, which programs in the tab do not expect.
+thread splits every read with `raw_input.Splitter`: the prefix, and the key after it (a
+`PrefixKey` message), whoever has the keyboard -- the agent panel, a dialog --, since Textual's
+parser cannot tell every prefix (`alt+1`) from other keys; mouse and focus reports and the
+terminal's answers to Textual's parser (clicks on the tab bar and widgets work). Keys go
+straight up the session (`app.forward_input`, no event loop in between) while the terminal view
+has the keyboard, or the agent panel in KEY mode (but Shift+Tab, which cycles the mode), and so
+does a bracketed paste, in order with them; otherwise keys go to Textual's parser and a paste
+becomes a Paste event. The kitty keyboard protocol stays off: with it the outer terminal would
+send CSI-u sequences, which programs in the tab do not expect.
 
 When the outer terminal goes away (a read finds its end, a write fails) the app is told once
 and closes: a detach, the tabs run on. Output goes through `TerminalWriter`, which never blocks
@@ -29,11 +31,30 @@ from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
+from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
 from .raw_input import Splitter
 from .terminal_writer import TerminalWriter
 
 FLUSH_AFTER = 0.05  # seconds before a cut-off sequence is taken to be keys after all
+BACKTAB = b"\x1b[Z"  # Shift+Tab
+
+
+def keys_target(app: Any) -> str | None:
+    """Where keys go now (asked on the input thread: reads only): "view" when the terminal view
+    has the keyboard, "panel" when the agent panel's input line has it in KEY mode ("keys go
+    straight to the active tab": as the terminal sent them, not as Textual re-encodes them --
+    its parser makes Alt+1 a "¡"), None when Textual's widgets take them (a dialog, the panel's
+    other modes, scrollback mode)."""
+    if app.forwarding():
+        return "view"
+    try:
+        focused = app.screen.focused
+        if isinstance(focused, ModeInput) and focused.panel.mode == "KEY" and app.view.tab_id is not None:
+            return "panel"
+    except Exception:  # noqa: BLE001 - mid-teardown: Textual has them
+        pass
+    return None
 
 
 class RawDriver(LinuxDriver):
@@ -85,6 +106,15 @@ class RawDriver(LinuxDriver):
         except OSError:
             pass
 
+    def _to_textual(self, parser: XTermParser, decode: Any, chunk: bytes) -> None:
+        if chunk == b"\x1b":
+            # A read of one ESC is the Escape key (terminals write sequences whole); Textual's
+            # parser would wait for more and take a quick next key for Alt+key.
+            self.process_message(events.Key("escape", "\x1b"))
+        else:
+            for event in parser.feed(decode(chunk)):
+                self.process_message(event)
+
     def run_input_thread(self) -> None:
         wake_r, self._wake_w = os.pipe()
         selector = selectors.SelectSelector()
@@ -114,32 +144,33 @@ class RawDriver(LinuxDriver):
                     data += read
                 pending = splitter.prefix_pending
                 actions: list[tuple[str, bytes]] = []
-                if self._resume:
+                if self._resume:  # the prefix command ran: what followed goes where it now belongs
                     self._resume = False
-                    if app.forwarding():
-                        actions += splitter.resume()
-                    else:  # the command opened a dialog: what followed is for it
-                        data, splitter.pending, splitter.stopped = splitter.pending + data, b"", False
+                    actions += splitter.resume()
                 if data:
-                    if splitter.stopped or app.forwarding():
-                        actions += splitter.feed(data)
-                    else:
-                        actions.append(("ui", data))
+                    actions += splitter.feed(data)
                 elif not ready and splitter.holding:
                     actions += splitter.flush()
+                # (one look for all: after a command the splitter stops, so they share a target)
+                target = keys_target(app) if actions else None
                 if self._trace is not None and (data or actions):
-                    self._trace.write(f"read {data!r} forwarding={app.forwarding()} stopped={splitter.stopped} "
-                                      f"-> {actions!r}\n")
+                    self._trace.write(f"read {data!r} target={target} stopped={splitter.stopped} -> {actions!r}\n")
                 for kind, chunk in actions:
-                    if kind == "tab":
+                    if kind == "tab" and target == "panel":
+                        for n, piece in enumerate(chunk.split(BACKTAB)):  # Shift+Tab cycles the mode
+                            if n:
+                                self._to_textual(parser, decode, BACKTAB)
+                            if piece:
+                                app.forward_input(piece)
+                    elif kind == "prefix" or kind == "tab" and target is not None:
                         app.forward_input(chunk)
-                    elif kind == "ui" and chunk == b"\x1b":
-                        # A read of one ESC is the Escape key (terminals write sequences whole);
-                        # Textual's parser would wait for more and take a quick next key for Alt+key.
-                        self.process_message(events.Key("escape", "\x1b"))
-                    elif kind == "ui":
-                        for event in parser.feed(decode(chunk)):
-                            self.process_message(event)
+                    elif kind in ("tab", "ui"):
+                        self._to_textual(parser, decode, chunk)
+                    elif kind == "paste" and target is not None:
+                        # Up the session from here, as keys go: through the event loop, keys read
+                        # with it (Enter right after a paste) would reach the tab before it.
+                        if (tab := app.view.tab_id) is not None:
+                            app.client.paste(tab, chunk.decode("utf-8", "replace"))
                     elif kind == "paste":
                         self.process_message(events.Paste(chunk.decode("utf-8", "replace")))
                     else:

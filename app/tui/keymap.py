@@ -10,7 +10,8 @@ The prefix is `[keys] prefix` in config.toml, spelled as `tiki terminal-key` spe
 The default, ctrl+\\, is a key that shells' line editing (readline, zle), vim, less, the AI
 CLIs (Claude Code, Codex, Gemini) and tmux (whose prefix is ctrl+b) leave alone; a terminal
 sends it as one byte, 0x1c (in a shell's raw mode it would otherwise be SIGQUIT, which the
-prefix twice still sends).
+prefix twice still sends). A prefix that is how the terminal starts its escape sequences (esc,
+ctrl+[, alt+[, alt+O) is refused: the arrows, F-keys and the mouse would all begin with it.
 """
 
 from __future__ import annotations
@@ -72,9 +73,20 @@ def prefix_bytes(name: str) -> bytes:
     from ...terminals.keys import UnknownKey, key_bytes
 
     try:
-        return key_bytes(name.strip())
+        data = key_bytes(name.strip())
     except UnknownKey as exc:
         raise PrefixError(f"config.toml: [keys] prefix = {name!r} is not a key ({exc})") from None
+    if data in SEQUENCE_STARTS:
+        # Every escape sequence the terminal sends would begin with the prefix: the arrows,
+        # the F-keys and the mouse would become prefix commands, and the program would get
+        # their tails ("5~" for F5).
+        raise PrefixError(f"config.toml: [keys] prefix = {name!r} is how the terminal starts an escape sequence "
+                          '(the arrow keys, F-keys, the mouse): use a control key such as "ctrl+t"')
+    return data
+
+
+# ESC, CSI (ESC [) and SS3 (ESC O): what a terminal's keys and reports begin with.
+SEQUENCE_STARTS = (b"\x1b", b"\x1b[", b"\x1bO")
 
 
 def prefix_label(name: str) -> str:

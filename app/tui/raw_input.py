@@ -3,7 +3,8 @@
 Keys belong to the program: every byte the outer terminal sends goes to the tab exactly as it
 came (Alt+1 stays ESC 1, F5 stays ESC [ 1 5 ~), except
 - the prefix key, and the key after it (a command for tikitaka; the prefix twice sends the
-  prefix to the program),
+  prefix to the program; a mouse or focus report in between is the UI's and the key is still
+  to come; a paste in between ends the prefix and is pasted),
 - mouse reports (SGR `ESC [ < ... M/m`, urxvt `ESC [ b;x;y M`, X10 `ESC [ M bxy`), focus
   reports (`ESC [ I`, `ESC [ O`) and the terminal's answers to the UI's queries (`ESC [ ? ...
   $ y`, `ESC [ ? ... u`, in-band resize `ESC [ 48 ; ... t`): these go to the UI,
@@ -11,10 +12,13 @@ came (Alt+1 stays ESC 1, F5 stays ESC [ 1 5 ~), except
   again only if the program asked).
 
 `Splitter.feed` returns actions in order: ("tab", bytes), ("ui", bytes), ("paste", bytes),
-("command", key bytes). A sequence cut off at the end of a read is held for the next one (or
-for `flush`, after a short wait, when it turns out to be a key after all). After a command
-it stops: the rest waits in `pending` until `resume()`, so keys typed right after, say,
-prefix 2 reach the tab the command switched to. Pure: no Textual, no I/O.
+("command", key bytes), ("prefix", the prefix's bytes: it was pressed twice). "tab" means keys,
+not the tab itself: while a dialog or the agent panel has the keyboard the driver gives them
+to Textual; the prefix is found in every byte, so it works there too. A sequence cut off at
+the end of a read is held for the next one (or for `flush`, after a short wait, when it turns
+out to be a key after all). After a command it stops: the rest waits in `pending` until
+`resume()`, so keys typed right after, say, prefix 2 reach the tab the command switched to.
+Pure: no Textual, no I/O.
 """
 
 from __future__ import annotations
@@ -89,9 +93,15 @@ class Splitter:
                     break  # the key after the prefix is not all here yet
                 key = buf[i:i + size]
                 i += size
+                if key == PASTE_START:  # a paste is no key: it ends the prefix and is pasted
+                    self.prefix_pending, self._paste = False, bytearray()
+                    continue
+                if _for_ui(key):  # the mouse moved, the focus changed: the key is still to come
+                    out.append(("ui", key))
+                    continue
                 self.prefix_pending = False
-                if key == prefix:
-                    out.append(("tab", prefix))  # the prefix twice: the program gets it
+                if key == prefix:  # the prefix twice: the program in the tab gets it, whoever
+                    out.append(("prefix", prefix))  # has the keyboard (a dialog does not want it)
                     continue
                 out.append(("command", key))
                 self.stopped = True
@@ -115,7 +125,7 @@ class Splitter:
             i += size
             if sequence == PASTE_START:
                 self._paste = bytearray()
-            elif _UI_CSI.match(sequence) or sequence.startswith(b"\x1b[M") and size == 6:
+            elif _for_ui(sequence):
                 out.append(("ui", sequence))
             else:
                 out.append(("tab", sequence))
@@ -152,6 +162,11 @@ class Splitter:
             return self._sequence_size(buf, i, final)
         size = _utf8_length(buf[i])
         return size if len(buf) - i >= size else (len(buf) - i if final else 0)
+
+
+def _for_ui(sequence: bytes) -> bool:
+    """A mouse or focus report, or the terminal's answer to a query: the UI's, never a key."""
+    return bool(_UI_CSI.match(sequence)) or sequence.startswith(b"\x1b[M") and len(sequence) == 6
 
 
 def _merged(actions: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
