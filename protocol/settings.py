@@ -170,6 +170,10 @@ class NotifySettings(_Section):
 DEFAULT_PREFIX = "ctrl+\\"
 
 
+# Keys whose bytes (ESC, ESC [, ESC O) begin the terminal's own sequences: never a prefix.
+SEQUENCE_STARTS = frozenset({"esc", "ctrl+[", "alt+[", "alt+O"})
+
+
 class KeySettings(_Section):
     prefix: str = DEFAULT_PREFIX
     """The key before tikitaka's own commands in the UI (prefix then `d` detaches, `?` lists
@@ -189,6 +193,9 @@ class KeySettings(_Section):
         if len(key) == 1 or key == "space":
             raise ValueError(f"{name!r} is a plain character, which could never be typed into a program; "
                              'use a control key such as "ctrl+t"')
+        if key in SEQUENCE_STARTS:  # (every arrow, F-key and mouse report would begin with the prefix)
+            raise ValueError(f"{name!r} is how the terminal starts its escape sequences (the arrow keys, F-keys, "
+                             'the mouse): use a control key such as "ctrl+t"')
         return name
 
 

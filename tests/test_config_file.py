@@ -18,6 +18,8 @@ def test_a_prefix_that_is_a_key_is_taken_as_written(prefix):
     ("t", "'t' is a plain character"), ("space", "'space' is a plain character"),
     ("shift+a", "'shift+a' is a plain character"), ("ctrl+nope", "'ctrl+nope' is not a key"),
     ("", "'' is not a key"),
+    ("esc", "starts its escape sequences"), ("ctrl+[", "starts its escape sequences"),
+    ("alt+[", "starts its escape sequences"), ("alt+O", "starts its escape sequences"),
 ])
 def test_a_prefix_that_could_not_work_is_named_with_the_fix(prefix, words):
     with pytest.raises(SettingsError) as bad:

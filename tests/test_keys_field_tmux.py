@@ -138,7 +138,7 @@ def test_a_prefix_that_starts_the_terminals_sequences_is_refused_saying_why(tiki
         workspace.write_text(logger_tab(tmp_path / "tab.jsonl"))
         outer.tiki("w0", "--workspace", str(workspace))
         said = outer.tmux("capture-pane", "-p", "-J", "-t", "w0") if outer.wait("w0", "TIKI-EXIT=1", 15) else ""
-        assert f"prefix = '{prefix}'" in said and "escape sequence" in said and "ctrl+t" in said, said
+        assert f"'{prefix}'" in said and "escape sequence" in said and "ctrl+t" in said, said
     finally:
         outer.close()
 
