@@ -180,9 +180,21 @@ class UiClient:
             return self.send({"t": "input", "tab": tab, "b64": base64.b64encode(data).decode("ascii")})
 
     def paste(self, tab: int, text: str) -> None:
+        """In pieces that fit a message, each but the last marked `more`: the program gets one
+        paste (one pair of bracketed-paste markers), however large."""
         limit = ui.MAX_MESSAGE // 8  # characters per message, well within the byte limit
-        for start in range(0, len(text), limit):
-            self.send({"t": "paste", "tab": tab, "text": text[start:start + limit]})
+        start = 0
+        while text:
+            end = min(len(text), start + limit)
+            if end < len(text) and text[end - 1] == "\r" and text[end] == "\n":
+                end -= 1  # (a CRLF kept in one piece: it is one Enter, not two)
+            message: dict[str, Any] = {"t": "paste", "tab": tab, "text": text[start:end]}
+            if end < len(text):
+                message["more"] = True
+            self.send(message)
+            if end >= len(text):
+                return
+            start = end
 
     def mouse(self, tab: int, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> None:
         """A mouse event in the tab's cells (0-based); the host encodes it as the program asked."""

@@ -62,12 +62,18 @@ class Input(_Input, total=False):
     b64: str
 
 
-class Paste(TypedDict):
-    """Pasted text: the host brackets it (ESC[200~ ... ESC[201~) when the program asked."""
-
+class _Paste(TypedDict):
     t: Literal["paste"]
     tab: TabId
     text: str
+
+
+class Paste(_Paste, total=False):
+    """Pasted text: the host brackets it (ESC[200~ ... ESC[201~) when the program asked. A
+    paste larger than a message goes in pieces, each but the last with `more`: the program
+    gets one paste (added within version 3)."""
+
+    more: bool
 
 
 class _Mouse(TypedDict):

@@ -183,3 +183,27 @@ def test_the_mouse_or_a_focus_change_between_the_prefix_and_its_key_keeps_the_pr
         assert received(tab_log) == ""
     finally:
         outer.close()
+
+
+def test_a_paste_bigger_than_a_message_reaches_the_program_as_one_paste(tiki_env, tmp_path):
+    """A 300 KB paste travels up in several messages; the program must still get it as one
+    bracketed paste, as from a plain pane (it got three: ESC[200~ ... ESC[201~ each time, and
+    an editor or an AI CLI took them as three pastes)."""
+    tab_log, ref_log = tmp_path / "tab.jsonl", tmp_path / "ref.jsonl"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(tab_log, "--bracketed"), ready="bracketed ready")
+        reference(outer, ref_log, "--bracketed")
+        big = tmp_path / "big.txt"
+        big.write_text("".join(f"line {n:06d} of the paste\n" for n in range(12_000)))  # ~300 KB (ASCII: the logger decodes each read)
+        outer.tmux("load-buffer", str(big))
+        for window in ("ref", "w0"):
+            outer.tmux("paste-buffer", "-p", "-t", window)
+        want = "\x1b[200~" + big.read_text().replace("\n", "\r") + "\x1b[201~"
+        wait_until(lambda: len(received(ref_log)) >= len(want), 30, 0.1, what="the reference to read the paste")
+        assert received(ref_log) == want
+        got = wait_until(lambda: len(t := received(tab_log)) >= len(want) and t, 30, 0.1, what="the tab to read it")
+        assert got.count("\x1b[200~") == 1 and got.count("\x1b[201~") == 1, "pasted in pieces"
+        assert got == want
+    finally:
+        outer.close()

@@ -74,6 +74,7 @@ class UiSession:
     def __init__(self, ctx: OpContext, hub: Any, args: dict[str, Any], config: dict[str, Any]) -> None:
         self.id = next(_ids)
         self.config = config  # for its hello: keys, notes
+        self._pasting: set[int] = set()  # tabs whose paste came in pieces and has more to come
         self._ctx, self._hub, self._host = ctx, hub, ctx.host
         self._conn: socket.socket = ctx.conn  # type: ignore[assignment]
         self._client = args.get("client", "a UI")
@@ -184,7 +185,10 @@ class UiSession:
     def _on_paste(self, message: dict[str, Any]) -> None:
         terminal = self._hub.terminal(message["tab"])
         self._hub.touch(self)
-        terminal.paste(message["text"])
+        tab, more = message["tab"], bool(message.get("more"))
+        opening = tab not in self._pasting  # (a paste in pieces: one pair of markers for all)
+        (self._pasting.add if more else self._pasting.discard)(tab)
+        terminal.paste(message["text"], opening, not more)
 
     def _on_mouse(self, message: dict[str, Any]) -> None:
         terminal = self._hub.terminal(message["tab"])

@@ -30,15 +30,18 @@ class TerminalInput:
             app_cursor = self._screen.app_cursor_keys
         return self.write(keymap.cursor_keys(data, app_cursor))
 
-    def paste(self, text: str) -> WriteTicket:
-        """Type text; wrapped in bracketed-paste markers when the child asked for them."""
+    def paste(self, text: str, opening: bool = True, closing: bool = True) -> WriteTicket:
+        """Type text; wrapped in bracketed-paste markers when the child asked for them. A paste
+        that comes in pieces (a UI's messages have a size limit) is one paste to the program:
+        the start marker goes with its first piece (`opening`), the end with its last (`closing`)."""
         self._require_running()
         data = text.replace("\r\n", "\r").replace("\n", "\r").encode("utf-8")
         with self._lock:
             bracketed = self._screen.bracketed_paste
         if bracketed:
-            data = PASTE_START + data.replace(PASTE_END, b"") + PASTE_END
-            return self.write(data, len(PASTE_START), PASTE_END)
+            start = PASTE_START if opening else b""
+            data = start + data.replace(PASTE_END, b"") + (PASTE_END if closing else b"")
+            return self.write(data, len(start), PASTE_END)  # (cut short, it is closed all the same)
         return self.write(data)
 
     def mouse(self, action: str, x: int, y: int, button: int = 0, mods: tuple[str, ...] = ()) -> int:
