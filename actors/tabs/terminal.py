@@ -106,10 +106,12 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         self._dirty.set()
         self._agent.wake()
         self._outbox.close("the tab was closed")
-        self._writes.put(None)
         if self._pty is not None:
             self._pty.kill()  # every process of the tab's session, then the PTY
+        # Queued input fails first, then the writer's stop mark goes in: draining after it
+        # took the mark too, and a writer busy with a write at close then waited for good.
         self._fail_queued_writes("the tab was closed")
+        self._writes.put(None)
         self._supervisor.forget_prefix(f"tab:{self.spec.tab_id}.")
         if self._own_supervisor:
             self._supervisor.stop()

@@ -237,13 +237,18 @@ class TerminalThreads:
                 return  # the child is gone; the reader reports the exit
 
     def _fail_queued_writes(self, reason: str) -> None:
+        stop = False
         while True:
             try:
                 item = self._writes.get_nowait()
             except queue.Empty:
-                return
+                break
             if item is not None:
                 item[2].finish(reason)
+            else:
+                stop = True
+        if stop:  # the writer's stop mark stays: without it the writer waits in `get` for good
+            self._writes.put(None)
 
     @staticmethod
     def _safe_write(pty: PtyProcess, data: bytes, timeout: float | None = None) -> None:

@@ -1,0 +1,66 @@
+"""Field test at scale: tabs closed while input is still being written into them must leave
+nothing behind in the host -- no thread (and with it the tab's screen and scrollback), no fd.
+
+Found by hand: 3 tabs running a program that reads nothing (`stty raw; sleep`), 100 KB sent to
+each with `--no-wait`, then closed: the host kept one `tab:N.writer` thread per closed tab,
+blocked for good in its queue (py-spy: `Queue.get` in `_write_loop`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import TIKI, wait_until
+
+# A tab whose program takes no input: the PTY's input buffer fills and the writer stays busy.
+DEAF = ["bash", "--norc", "--noprofile", "-c", "stty raw -echo; exec sleep 1000"]
+TABS = 3
+SENDS = 3  # one being written, the others queued behind it when the tab closes
+
+
+def threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_closing_tabs_with_writes_in_flight_leaves_no_writer_thread(serve) -> None:
+    host = serve('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n')
+    pid = host.proc.pid
+    wait_until(lambda: host.read("sh").strip(), what="the first tab's prompt")
+    base_threads, base_fds = threads(pid), fds(pid)
+
+    text = "x" * 100_000  # far more than a PTY's input buffer: the writer is mid-write at close
+    senders = []
+    for i in range(TABS):
+        assert host.run("terminal-new", f"deaf{i}", "--", *DEAF).returncode == 0
+        senders += [subprocess.Popen(
+            [TIKI, "terminal-send", f"deaf{i}", text, "--no-wait"],
+            env=host.env, cwd=host.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(SENDS)]
+    time.sleep(2)  # the sends reach the host (a send returns once written: never here)
+    assert threads(pid) >= base_threads + TABS * 4  # each tab's reader, writer, notifier, ...
+
+    for i in range(TABS):
+        result = host.run("terminal-close", f"deaf{i}")
+        assert result.returncode == 0, result.stderr
+    for sender in senders:  # each told "the tab was closed"
+        try:
+            sender.wait(15)
+        except subprocess.TimeoutExpired:
+            sender.kill()
+            raise AssertionError("a send into a closed tab never returned") from None
+
+    # Every closed tab's threads end (a leaked writer also keeps its tab's screen alive).
+    wait_until(lambda: threads(pid) <= base_threads, 10,
+               what=f"the host's threads back to {base_threads} (now {threads(pid)})")
+    wait_until(lambda: fds(pid) <= base_fds, 10, what=f"the host's fds back to {base_fds}")
+    # ...and the host still answers and has only the first tab.
+    listing = host.json("terminal-list")["terminals"]
+    assert [tab["name"] for tab in listing] == ["sh"]
+    assert not Path(host.stderr_path).read_text(errors="replace").count("Traceback")
