@@ -3,6 +3,7 @@ name or by its number in the tab bar; a tab that is not there is named with the 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -37,4 +38,22 @@ def test_tiki_shows_the_tab_asked_for_first(tiki_env, tmp_path):
         assert "no tab 'four'; the tabs are 1: one, 2: Two, 3: three" in screen
     finally:
         subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        outer.close()
+
+
+def test_closing_the_shown_tab_shows_its_neighbour(tiki_env, tmp_path):
+    """The tab a UI shows is closed (from anywhere): the UI goes to the tab that took its place
+    in the bar, as closing a browser tab does -- not back to the first tab."""
+    def tab(name: str) -> str:
+        command = json.dumps(["bash", "--norc", "--noprofile", "-c", f"echo I-am-{name}; exec sleep 1000"])
+        return f'[[tab]]\nname = "{name}"\ncommand = {command}\n'
+
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("a") + tab("b") + tab("c"), ready="I-am-a")
+        outer.keys("w0", "C-\\", "2")
+        outer.wait("w0", "I-am-b")
+        assert subprocess.run([TIKI, "terminal-close", "b"], env=tiki_env, capture_output=True).returncode == 0
+        outer.wait("w0", "I-am-c")
+    finally:
         outer.close()

@@ -214,6 +214,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
             self.panel.write(f"tab {name} exited (code {code}); {label} r restarts it", "yellow")
 
     def _set_tabs(self, rows: list[dict[str, Any]], prefer: int | None = None) -> None:
+        before = [tab.id for tab in self.tabs]
         self.tabs = [types.SimpleNamespace(**row) for row in rows]
         self.notifier.tabs(rows)
         for tab in self.tabs:  # also covers a child that exited before this UI attached
@@ -225,7 +226,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         if self._wanted in ids:
             prefer, self.active_id, self._wanted = self._wanted, None, None
         if self.active_id not in ids:
-            target = prefer if prefer in ids else (ids[0] if ids else None)
+            target = prefer if prefer in ids else _neighbour(before, self.active_id, ids)
             if target is not None:
                 self.show_tab(target)
         self.tab_bar.set_tabs(self.tabs, self.active_id)
@@ -248,3 +249,14 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         if tab is not None and not tab.running:
             note = f"exited (code {tab.exit_code}) — {prefix_label(self.prefix_name)} r to restart"
         self.view.set_exited(note)
+
+
+def _neighbour(before: list[int], gone: int | None, ids: list[int]) -> int | None:
+    """The tab to show when the shown one `gone` closed: the one that took its place in the bar
+    (the next), else the one before it, as closing a browser tab does; the first without one."""
+    if gone in before:
+        at = before.index(gone)
+        for tab_id in before[at + 1:] + before[:at][::-1]:
+            if tab_id in ids:
+                return tab_id
+    return ids[0] if ids else None
