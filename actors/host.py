@@ -162,7 +162,7 @@ class Host:
         self._noted = False  # host_record written: removed again on a clean stop
         self._services: dict[str, Any] = {}
         self._ipc: pykka.ActorRef[IpcServerActor] | None = None
-        self._endpoint: tuple[int, int] | None = None  # the socket file this host made (endpoint.release)
+        self._endpoint: tuple[int, int, int] | None = None  # the socket file this host made (endpoint.release)
         self._stopped = threading.Event()
         self._stop_lock = threading.Lock()
         self._started = False
@@ -271,7 +271,11 @@ class Host:
             if hub is not None:
                 hub.stop("the host is stopping")  # UIs hear it before their connection goes
             if self._ipc is not None:
-                self._ipc.stop(block=True, timeout=5)
+                try:
+                    self._ipc.stop(block=True, timeout=5)
+                    self._endpoint = None  # (its own stop removed the socket: nothing left to remove)
+                except pykka.Timeout:
+                    pass  # removed below, once the tabs have stopped
             if self._noted:  # a host started from now on follows a clean stop, not a crash
                 host_record.clear(self.socket_path)
             # Every actor at once: a tab ends its whole session with a grace period, and tabs

@@ -251,16 +251,17 @@ def prepare(path: Path) -> None:
     path.unlink(missing_ok=True)  # a dead host left it behind
 
 
-def identity(path: Path) -> tuple[int, int] | None:
-    """Which file the endpoint at `path` is now (device, inode), or None when there is none."""
+def identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file the endpoint at `path` is now (device, inode, change time in ns: a freed inode
+    number is soon given to the next file, the next host's socket), or None when there is none."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
-def release(path: Path, mine: tuple[int, int] | None) -> None:
+def release(path: Path, mine: tuple[int, int, int] | None) -> None:
     """Remove the endpoint this host made -- only if it is still that file: a host that takes
     its time stopping (a tab that ignores SIGTERM) must not delete the socket of the host
     started after it on the same path."""
