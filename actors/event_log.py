@@ -45,14 +45,16 @@ class EventLog:
         """Append one whole line or nothing: a write that only partly fits (disk full) is cut
         back off, else the next event would be joined to its half and `tiki log` would skip
         both as one damaged line. The file is private (0600): it holds what peers said."""
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
         try:
             st = os.fstat(fd)
             size = st.st_size
-            if st.st_mode & 0o077:  # one made before logs were private
+            if st.st_mode & 0o077 and hasattr(os, "fchmod"):  # one made before logs were private
                 os.fchmod(fd, 0o600)
-            if size and os.pread(fd, 1, size - 1) != b"\n":  # a half line left by a crash: end it
-                line = b"\n" + line
+            if size:  # (lseek + read, not pread: Windows has none; O_APPEND writes at the end anyway)
+                os.lseek(fd, size - 1, os.SEEK_SET)
+                if os.read(fd, 1) != b"\n":  # a half line left by a crash: end it
+                    line = b"\n" + line
             try:
                 done = 0
                 while done < len(line):

@@ -85,7 +85,8 @@ def start_background(workspace: Path | None) -> subprocess.Popen:
         argv += ["--workspace", str(workspace)]
     try:  # private: it holds what the tabs printed
         handle = os.fdopen(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
-        os.fchmod(handle.fileno(), 0o600)  # (one made before logs were private)
+        if hasattr(os, "fchmod"):  # (one made before logs were private; Windows has no modes to fix)
+            os.fchmod(handle.fileno(), 0o600)
     except OSError as exc:
         raise HostStartFailed(f"cannot write the host's log {log} ({exc.strerror}); set TIKI_STATE_DIR to a "
                               "writable directory") from None
