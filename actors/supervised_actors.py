@@ -164,15 +164,20 @@ class ActorSupervision:
     def _watch(self) -> None:
         """Deaths that bypass `on_failure` (a failing `on_start`, a stop nobody asked for)."""
         while not self._stopping.wait(WATCH_INTERVAL):
-            with self._lock:
-                slots = list(self._slots)
-            for slot in slots:
-                ref = slot.ref
-                if not slot.released and not ref.is_alive():
-                    with _failure_lock:
-                        known = _actor_watchers.pop(ref.actor_urn, None) is not None
-                    if known:  # not yet handled by a failure report
-                        self._handle_death(slot, ref, RuntimeError("the actor stopped unexpectedly"))
+            self._look_for_deaths()
+
+    def _look_for_deaths(self) -> None:
+        # (A call of its own: its locals go when it returns. Kept over the wait, the last slot
+        # looked at held a closed tab's actor, and its screen, up to WATCH_INTERVAL longer.)
+        with self._lock:
+            slots = list(self._slots)
+        for slot in slots:
+            ref = slot.ref
+            if not slot.released and not ref.is_alive():
+                with _failure_lock:
+                    known = _actor_watchers.pop(ref.actor_urn, None) is not None
+                if known:  # not yet handled by a failure report
+                    self._handle_death(slot, ref, RuntimeError("the actor stopped unexpectedly"))
 
 
 

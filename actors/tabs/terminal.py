@@ -29,6 +29,7 @@ from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
 from ..events import ActorFailed, EventBus, TabExited
+from ..reclaim import reclaim_after, threads_named
 from ..supervisor import SupervisedActor, Supervisor
 from .agent_watch import AgentConfig
 from .terminal_agent import TerminalAgent
@@ -113,6 +114,10 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         self._fail_queued_writes("the tab was closed")
         self._writes.put(None)
         self._supervisor.forget_prefix(f"tab:{self.spec.tab_id}.")
+        if not self._supervisor.stopping:  # (a host that stops gives everything back at once)
+            # The actor's own thread and the tab's: once they end, its memory can go (reclaim).
+            ends = [threading.current_thread(), *threads_named(f"tiki-{self._thread_name('')}")]
+            self._supervisor.task("reclaim", reclaim_after, ends)
         if self._own_supervisor:
             self._supervisor.stop()
 
