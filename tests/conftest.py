@@ -3,7 +3,8 @@
 Every test gets its own socket, config and state directories, so nothing touches the user's
 real ones and tests never see each other's hosts: `apart_from_the_users_tiki` (every test) points
 this process's TIKI_* paths at fresh temporary ones; `tiki_env` / `in_tiki_env` add a whole
-environment for subprocesses and check that nothing the test started outlives it.
+environment for subprocesses and check that nothing the test started outlives it. `fake` is
+a scripted fake model server and `fake_env` a `tiki_env` pointing a host at it.
 """
 
 from __future__ import annotations
@@ -173,6 +174,18 @@ def serve(tiki_env: dict[str, str], tmp_path: Path):
 
 
 BASH_TAB = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n'
+PEER_STANDIN = Path(__file__).parent / "peer_standin.py"
+
+
+def peer(name: str, *args: str) -> str:
+    """A peer-role tab named `name` running the stand-in peer (tests/peer_standin.py) with `args`."""
+    command = [sys.executable, str(PEER_STANDIN), *args]
+    return f'[[tab]]\nname = "{name}"\ncommand = {json.dumps(command)}\nrole = "peer"\n'
+
+
+def peer_got(host: Host, name: str, lines: int = 200) -> list[str]:
+    """What the stand-in peer in tab `name` says it got: its `got: ...` lines among the last `lines`."""
+    return [line for line in host.read(name, lines).splitlines() if line.startswith("got: ")]
 
 
 @pytest.fixture
@@ -222,3 +235,26 @@ def agent(tmp_path, in_tiki_env):
     yield make
     for host in hosts:
         host.close()
+
+
+@pytest.fixture
+def fake(request: pytest.FixtureRequest):
+    """A scripted fake model server, closed at the end of the test: the fake Ollama
+    (tests/fake_ollama.py), or, parametrized indirectly with "openai", the fake OpenAI-compatible
+    server (tests/fake_openai.py). Both take the same `Reply` scripts."""
+    if getattr(request, "param", "ollama") == "openai":
+        from fake_openai import FakeOpenAI
+
+        server: Any = FakeOpenAI()
+    else:
+        from fake_ollama import FakeOllama
+
+        server = FakeOllama()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def fake_env(tiki_env: dict[str, str], fake: Any) -> dict[str, str]:
+    """`tiki_env` for a `tiki serve` whose coordinator talks to the fake Ollama."""
+    return {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}

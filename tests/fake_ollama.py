@@ -6,6 +6,9 @@ Every request body is recorded so tests can assert what the client sent. Its "to
 3.2 characters per token: a prompt that would not fit the requested `num_ctx` with its
 `num_predict` is recorded in `overflows` (real Ollama silently cuts such a prompt), and
 refused with a 400 like a llama.cpp runner when `refuse_overflow` is set.
+
+`FakeHandler` and `ScriptedServer`, what a fake server's handler and scripting need whatever
+its wire, serve tests/fake_openai.py as well.
 """
 
 from __future__ import annotations
@@ -58,10 +61,111 @@ def prompt_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(math.ceil(len(m.get("content") or "") / 3.2) + 4 for m in messages)
 
 
-class FakeOllama:
-    def __init__(self, models: tuple[str, ...] = ("gemma4:e4b",)) -> None:
+class FakeHandler(BaseHTTPRequestHandler):
+    """What both fakes' request handlers share: HTTP/1.1 and quiet, no Nagle, JSON answers,
+    chunked streams, and acting out a `Reply`'s delays and faults (`play`). Each fake says how
+    its wire writes thinking, content and an in-stream error, and how a torn chunk starts."""
+
+    protocol_version = "HTTP/1.1"
+    torn = b""  # what is sent of the chunk a `disconnect_after` reply breaks off in
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        # as Go's net/http (and so Ollama) does: no Nagle, or small chunks wait 40 ms
+        # for a delayed ACK
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _json(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _begin_stream(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _raw(self, data: bytes) -> None:
+        """One HTTP chunk."""
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def play(self, reply: Reply, model: Any) -> bool:
+        """Send `reply`'s thinking and content chunks, with its delays: True when all went out,
+        False when it broke off as scripted (torn and hung up, stalled, or an error line)."""
+        if reply.first_delay:
+            time.sleep(reply.first_delay)
+        for thought in reply.thinking:
+            self._thinking(model, thought)
+        # index == len(chunks) is the point just before the final line(s)
+        for index in range(len(reply.chunks) + 1):
+            if reply.disconnect_after is not None and index >= reply.disconnect_after:
+                self.wfile.write(self.torn)  # a torn chunk, then hang up
+                self.wfile.flush()
+                self.connection.shutdown(2)
+                return False
+            if reply.stall_after is not None and index >= reply.stall_after:
+                time.sleep(reply.stall_for)
+                return False
+            if reply.error_after is not None and index >= reply.error_after:
+                self._error_line(reply.error)
+                self.wfile.write(b"0\r\n\r\n")
+                return False
+            if index == len(reply.chunks):
+                break
+            if reply.delay:
+                time.sleep(reply.delay)
+            self._content(model, reply.chunks[index])
+        return True
+
+    def _thinking(self, model: Any, text: str) -> None:
+        raise NotImplementedError
+
+    def _content(self, model: Any, text: str) -> None:
+        raise NotImplementedError
+
+    def _error_line(self, message: str) -> None:
+        raise NotImplementedError
+
+
+class ScriptedServer:
+    """What both fakes share: the script of replies, the chat requests in order, and a server
+    thread on a free port of 127.0.0.1 (`serve`, once the subclass has made its handler)."""
+
+    def __init__(self) -> None:
         self.replies: list[Reply] = []
-        self.requests: list[dict[str, Any]] = []  # /api/chat bodies, in order
+        self.requests: list[dict[str, Any]] = []  # chat request bodies, in order
+        self._lock = threading.Lock()
+
+    def serve(self, handler: type[BaseHTTPRequestHandler], path: str = "") -> None:
+        self.server = QuietServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def next_reply(self) -> Reply:
+        """The next scripted reply, or a plain `done` once the script has ended (hold the lock)."""
+        return self.replies.pop(0) if self.replies else Reply.action("done", message="(script ended)")
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeOllama(ScriptedServer):
+    def __init__(self, models: tuple[str, ...] = ("gemma4:e4b",)) -> None:
+        super().__init__()
         self.calls: list[tuple[str, str]] = []  # (method, path) of every request
         self.arrived: list[float] = []  # perf_counter() when each /api/chat request arrived
         self.finished: list[float] = []  # ... and when its reply was completely sent
@@ -69,28 +173,10 @@ class FakeOllama:
         self.capabilities = ["completion"]  # what /api/show lists
         self.overflows: list[int] = []  # prompt sizes that did not fit the window
         self.refuse_overflow = False
-        self._lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def setup(self) -> None:
-                super().setup()
-                # as Go's net/http (and so Ollama) does: no Nagle, or small chunks wait 40 ms
-                # for a delayed ACK
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def _json(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        class Handler(FakeHandler):
+            torn = b"5\r\n{\"mo"
 
             def do_GET(self) -> None:
                 with fake._lock:
@@ -127,45 +213,19 @@ class FakeOllama:
                     if over and fake.refuse_overflow:
                         reply = Reply(status=400, error=f"context window exceeded: the prompt has {size} tokens")
                     else:
-                        reply = fake.replies.pop(0) if fake.replies else Reply.action("done", message="(script ended)")
+                        reply = fake.next_reply()
                 if reply.status != 200:
                     self._json(reply.status, {"error": reply.error})
                     return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-ndjson")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
+                self._begin_stream("application/x-ndjson")
+                model = body.get("model")
                 try:
-                    if reply.first_delay:
-                        time.sleep(reply.first_delay)
-                    for thought in reply.thinking:
-                        self._chunk({"model": body.get("model"), "done": False,
-                                     "message": {"role": "assistant", "content": "", "thinking": thought}})
-                    # index == len(chunks) is the point just before the final `done` line
-                    for index in range(len(reply.chunks) + 1):
-                        if reply.disconnect_after is not None and index >= reply.disconnect_after:
-                            self.wfile.write(b"5\r\n{\"mo")  # a torn chunk, then hang up
-                            self.wfile.flush()
-                            self.connection.shutdown(2)
-                            return
-                        if reply.stall_after is not None and index >= reply.stall_after:
-                            time.sleep(reply.stall_for)
-                            return
-                        if reply.error_after is not None and index >= reply.error_after:
-                            self._chunk({"error": reply.error})
-                            self.wfile.write(b"0\r\n\r\n")
-                            return
-                        if index == len(reply.chunks):
-                            break
-                        if reply.delay:
-                            time.sleep(reply.delay)
-                        self._chunk({"model": body.get("model"),
-                                     "message": {"role": "assistant", "content": reply.chunks[index]},
-                                     "done": False})
+                    if not self.play(reply, model):
+                        return
                     if reply.tool_calls:
-                        self._chunk({"model": body.get("model"), "done": False,
+                        self._chunk({"model": model, "done": False,
                                      "message": {"role": "assistant", "content": "", "tool_calls": reply.tool_calls}})
-                    self._chunk({"model": body.get("model"), "message": {"role": "assistant", "content": ""},
+                    self._chunk({"model": model, "message": {"role": "assistant", "content": ""},
                                  "done": True, "done_reason": reply.done_reason, "prompt_eval_count": reply.prompt_eval_count,
                                  "eval_count": len(reply.chunks)})
                     self.wfile.write(b"0\r\n\r\n")
@@ -174,20 +234,17 @@ class FakeOllama:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
+            def _thinking(self, model: Any, text: str) -> None:
+                self._chunk({"model": model, "done": False,
+                             "message": {"role": "assistant", "content": "", "thinking": text}})
+
+            def _content(self, model: Any, text: str) -> None:
+                self._chunk({"model": model, "message": {"role": "assistant", "content": text}, "done": False})
+
+            def _error_line(self, message: str) -> None:
+                self._chunk({"error": message})
+
             def _chunk(self, obj: dict[str, Any]) -> None:
-                data = json.dumps(obj).encode() + b"\n"
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
+                self._raw(json.dumps(obj).encode() + b"\n")
 
-        self.server = QuietServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def script(self, *replies: Reply) -> None:
-        with self._lock:
-            self.replies.extend(replies)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.serve(Handler)

@@ -6,19 +6,11 @@ import json
 
 import pytest
 from conftest import BASH_TAB
-from fake_ollama import FakeOllama, Reply
+from fake_ollama import Reply
 
 
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_ask_streams_progress_and_prints_the_answer(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("list_terminals"), Reply.action("done", message="one tab: sh, idle"))
     result = host.run("ask", "What", "tabs", "are", "there?")
     assert result.returncode == 0, result.stderr
@@ -36,17 +28,15 @@ def test_ask_streams_progress_and_prints_the_answer(serve, tiki_env, fake):
     assert "run done" in log and "one tab: sh, idle" in log
 
 
-def test_ask_fails_with_reason_and_exit_1(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_ask_fails_with_reason_and_exit_1(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply(status=404, error="model not found"))
     result = host.run("ask", "hi")
     assert result.returncode == 1 and "ollama pull gemma4:e4b" in result.stderr
 
 
-def test_ask_allow_shell_types_into_the_shell(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_ask_allow_shell_types_into_the_shell(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("send_to_terminal", tab="sh", text="echo from-ask-$((3*3))"),
                 Reply.action("done", message="typed"))
     assert host.run("ask", "--allow-shell", "type it").returncode == 0
@@ -124,19 +114,18 @@ def test_ask_with_no_backend_fails_at_once_with_the_fix(serve, tiki_env, tmp_pat
     assert elapsed < 3.0, f"took {elapsed:.2f} s"  # CLI start-up included; the host answers at once
 
 
-def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
+def test_ctrl_c_on_ask_cancels_its_run(serve, fake_env, fake):
     import signal
     import subprocess
 
     from conftest import TIKI, wait_until
 
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply(chunks=["{"], stall_after=1, stall_for=60))  # the model goes quiet
     # As a user's shell would: SIGINT at its default even when pytest runs with it ignored
     # (a background shell), which the child would otherwise inherit.
-    ask = subprocess.Popen([TIKI, "ask", "hang"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    ask = subprocess.Popen([TIKI, "ask", "hang"], env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     wait_until(lambda: fake.requests, timeout=20, what="the model request")
     ask.send_signal(signal.SIGINT)
     ask.wait(10)
@@ -146,25 +135,20 @@ def test_ctrl_c_on_ask_cancels_its_run(serve, tiki_env, fake):
     assert "cancelled" in host.run("log").stdout
 
 
-def test_the_openai_compatible_backend_through_tiki(serve, tiki_env):
+@pytest.mark.parametrize("fake", ["openai"], indirect=True)
+def test_the_openai_compatible_backend_through_tiki(serve, tiki_env, fake):
     pytest.importorskip("openai")
-    from fake_openai import FakeOpenAI
-
-    server = FakeOpenAI()
-    try:
-        env = {**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test"}
-        ok = doctor(env)
-        assert "ok    openai:" in ok.stdout and server.url in ok.stdout, ok.stdout
-        host = serve(BASH_TAB, env=env)
-        server.script(Reply.action("list_terminals"), Reply.action("done", message="one tab, sh"))
-        result = host.run("ask", "which tabs?")
-        assert result.returncode == 0 and result.stdout == "one tab, sh\n", result.stderr
-        headers = {k.lower(): v for k, v in server.headers[0].items()}
-        assert headers["authorization"] == "Bearer sk-test"  # the key from the named variable
-        assert server.requests[0]["response_format"]["type"] == "json_schema" and server.requests[0]["stream"]
-        assert json.loads(host.run("status", "--json").stdout)["backend"] == "openai"
-    finally:
-        server.close()
+    env = {**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": fake.url, "OPENAI_API_KEY": "sk-test"}
+    ok = doctor(env)
+    assert "ok    openai:" in ok.stdout and fake.url in ok.stdout, ok.stdout
+    host = serve(BASH_TAB, env=env)
+    fake.script(Reply.action("list_terminals"), Reply.action("done", message="one tab, sh"))
+    result = host.run("ask", "which tabs?")
+    assert result.returncode == 0 and result.stdout == "one tab, sh\n", result.stderr
+    headers = {k.lower(): v for k, v in fake.headers[0].items()}
+    assert headers["authorization"] == "Bearer sk-test"  # the key from the named variable
+    assert fake.requests[0]["response_format"]["type"] == "json_schema" and fake.requests[0]["stream"]
+    assert json.loads(host.run("status", "--json").stdout)["backend"] == "openai"
     missing = doctor({**tiki_env, "TIKI_BACKEND": "openai"})
     assert missing.returncode == 1 and "FAIL  openai: backend = \"openai\" needs a server: set base_url" in missing.stdout
     down = doctor({**tiki_env, "TIKI_BACKEND": "openai", "TIKI_BASE_URL": "http://127.0.0.1:9/v1"})

@@ -8,20 +8,12 @@ import select
 import subprocess
 import time
 
-import pytest
 from conftest import BASH_TAB, TIKI
-from fake_ollama import FakeOllama, Reply
+from fake_ollama import Reply
 
 
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_on_a_terminal_the_status_line_updates_in_place(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama", "COLUMNS": "100"}
+def test_on_a_terminal_the_status_line_updates_in_place(serve, fake_env, fake):
+    env = {**fake_env, "COLUMNS": "100"}
     serve(BASH_TAB, env=env)  # the host the CLI below talks to
     words = Reply.action("done", message="took a while").chunks
     fake.script(Reply.action("list_terminals"), Reply(chunks=[c for w in words for c in w], delay=0.05))
@@ -49,9 +41,8 @@ def test_on_a_terminal_the_status_line_updates_in_place(serve, tiki_env, fake):
     assert "done · 2 turns ·" in text and "\x1b[K" in text.split("done · 2 turns")[0][-10:]
 
 
-def test_piped_progress_has_a_heartbeat_while_the_model_is_silent(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_piped_progress_has_a_heartbeat_while_the_model_is_silent(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply(chunks=Reply.action("done", message="finally").chunks, first_delay=7))
     result = host.run("ask", "slow one", timeout=60)
     assert result.returncode == 0 and result.stdout == "finally\n"

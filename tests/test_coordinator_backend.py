@@ -6,20 +6,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from fake_ollama import FakeOllama, Reply
+from fake_ollama import Reply
 
 from tikitaka.actors.coordinator.backends.ollama import LlmError, OllamaBackend, normalize_host
 from tikitaka.protocol.catalogue import action_schema, native_tools
 from tikitaka.protocol.settings import CoordinatorSettings
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-
-
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
 
 
 def backend(fake, sleeps=None, **settings):

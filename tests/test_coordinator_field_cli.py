@@ -13,16 +13,8 @@ import subprocess
 import threading
 import time
 
-import pytest
 from conftest import BASH_TAB, TIKI, wait_until
-from fake_ollama import FakeOllama, Reply
-
-
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
+from fake_ollama import Reply
 
 
 def lines_of(proc: subprocess.Popen) -> "queue.Queue[str]":
@@ -52,17 +44,16 @@ def line_with(lines: "queue.Queue[str]", pattern: str, timeout: float = 20) -> r
     raise AssertionError(f"no line matching {pattern!r} in {seen}")
 
 
-def test_a_queued_ask_says_at_once_whom_it_waits_behind_and_cancel_drops_it(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_a_queued_ask_says_at_once_whom_it_waits_behind_and_cancel_drops_it(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply(chunks=['{"tool": "wait", "args": {}}'], stall_after=0, stall_for=60))  # a long run
-    first = subprocess.Popen([TIKI, "ask", "summarise", "the", "long", "build", "log"], env=env,
+    first = subprocess.Popen([TIKI, "ask", "summarise", "the", "long", "build", "log"], env=fake_env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     second = None
     try:
         first_id = line_with(lines_of(first), r"^run (\w+) started")[1]  # its id, to cancel it by
         wait_until(lambda: host.json("status")["coordinator"]["state"] == "running", what="the first run")
-        second = subprocess.Popen([TIKI, "ask", "list terminals please"], env=env, stdin=subprocess.DEVNULL,
+        second = subprocess.Popen([TIKI, "ask", "list terminals please"], env=fake_env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         match = line_with(lines_of(second), r"^queued behind run (\w+) \((.*)\); `tiki cancel (\w+)` drops it$")
         assert match[1] == first_id and "summarise the long build log" in match[2]
@@ -78,9 +69,8 @@ def test_a_queued_ask_says_at_once_whom_it_waits_behind_and_cancel_drops_it(serv
                 proc.communicate(timeout=30)
 
 
-def test_idle_status_claims_no_current_run(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_idle_status_claims_no_current_run(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("list_terminals"), Reply.action("done", message="one tab"))
     assert host.run("ask", "-q", "what tabs?").stdout == "one tab\n"
     status = host.run("status")
@@ -107,13 +97,12 @@ def test_a_corrupt_gguf_is_a_user_error_naming_the_file(serve, tiki_env, tmp_pat
 ANSWER = "hi \x1b]0;pwned\x07\x1b[2Jthere\x9b31m\nsecond\tline"
 
 
-def test_an_answers_control_characters_do_not_reach_a_terminal(serve, tiki_env, fake):
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+def test_an_answers_control_characters_do_not_reach_a_terminal(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("done", message=ANSWER), Reply.action("done", message=ANSWER))
     master, slave = os.openpty()
     try:
-        ask = subprocess.Popen([TIKI, "ask", "-q", "say hi"], env=env, stdin=subprocess.DEVNULL, stdout=slave,
+        ask = subprocess.Popen([TIKI, "ask", "-q", "say hi"], env=fake_env, stdin=subprocess.DEVNULL, stdout=slave,
                                stderr=subprocess.PIPE)
         os.close(slave)
         seen = b""

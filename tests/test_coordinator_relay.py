@@ -5,21 +5,13 @@ OLLAMA_HOST). Also `tiki reset`, `tiki ask --new`, and the no-backend failure.""
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
-import pytest
-from conftest import BASH_TAB, wait_until
-from fake_ollama import FakeOllama, Reply
+from conftest import BASH_TAB, peer, peer_got, wait_until
+from fake_ollama import Reply
 
-STANDIN = Path(__file__).parent / "peer_standin.py"
 NO_BACKEND = {"TIKI_BACKEND": "ollama"}  # tiki_env points OLLAMA_HOST at a closed port
-
-
-def peer(name: str, *args: str) -> str:
-    command = ", ".join(json.dumps(part) for part in [sys.executable, str(STANDIN), *args])
-    return f'[[tab]]\nname = "{name}"\ncommand = [{command}]\nrole = "peer"\n'
 
 
 def last_reply(log: Path) -> dict | None:
@@ -43,7 +35,7 @@ def test_at_claude_with_no_backend_prints_the_answer_commas_intact_within_a_seco
     replied = wait_until(lambda: last_reply(log), what="the stand-in's reply log")["replied"]
     assert returned - replied < 1.0, f"printed {returned - replied:.2f} s after the peer's reply"
     # first contact: the header and the question in one verified send, then the handshake held
-    got = [line for line in host.read("Claude", 60).splitlines() if line.startswith("got: ")]
+    got = peer_got(host, "Claude", 60)
     assert len(got) == 1 and "header=yes" in got[0] and got[0].endswith("Message: what is 6 times 7?")
     assert "→ send_to_terminal" in result.stderr and "done · 0 turns · 0 tok" in result.stderr
     assert json.loads(host.run("status", "--json").stdout)["peers"] == {"Claude": {"handshake": "connected"}}
@@ -89,15 +81,8 @@ def test_hello_with_no_backend_fails_at_once_with_the_fix(serve, tiki_env):
     assert elapsed < 3.0, f"took {elapsed:.2f} s"  # CLI start-up included, on a loaded machine
 
 
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_reset_and_ask_new_start_a_new_session(serve, tiki_env, fake):
-    host = serve(BASH_TAB, env={**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"})
+def test_reset_and_ask_new_start_a_new_session(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("done", message="one"), Reply.action("done", message="two"))
     assert host.run("ask", "first").stdout == "one\n"
     assert host.run("ask", "second").stdout == "two\n"

@@ -14,7 +14,6 @@ import threading
 import time
 import warnings
 
-import pytest
 from conftest import BASH_TAB, TIKI
 from ipc_helpers import LONG_WAIT, connect, hold
 
@@ -175,16 +174,7 @@ def test_terminal_read_of_ten_thousand_long_lines(serve):
     assert sum(1 for line in lines if line.endswith("x" * 110)) >= 9_900
 
 
-@pytest.fixture
-def fake():
-    from fake_ollama import FakeOllama
-
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_the_longest_coordinator_answer_arrives_intact(serve, tiki_env, fake):
+def test_the_longest_coordinator_answer_arrives_intact(serve, fake_env, fake):
     # Catalogue item 8 asked for a ~1 MB answer; issue 10 since bounds a `done` message to
     # MESSAGE_MAX characters (the model's reply budget), so the longest answer possible is
     # checked here, quotes and backslashes included. Replies over the old 1 MB limit are
@@ -193,8 +183,7 @@ def test_the_longest_coordinator_answer_arrives_intact(serve, tiki_env, fake):
 
     from tikitaka.protocol.catalogue import MESSAGE_MAX
 
-    env = {**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"}
-    host = serve(BASH_TAB, env=env)
+    host = serve(BASH_TAB, env=fake_env)
     unit = 'a "quoted" answer \\ \n'
     answer = (unit * (MESSAGE_MAX // len(unit)))[:MESSAGE_MAX]
     fake.script(Reply.action("done", split=40, message=answer))

@@ -11,24 +11,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-import pytest
-from conftest import wait_until
-from fake_ollama import FakeOllama, Reply
+from conftest import peer, peer_got, wait_until
+from fake_ollama import Reply
 
-STANDIN = Path(__file__).parent / "peer_standin.py"
 NO_BACKEND = {"TIKI_BACKEND": "ollama"}  # tiki_env points OLLAMA_HOST at a closed port
-
-
-def peer(name: str, *args: str) -> str:
-    command = [sys.executable, str(STANDIN), *args]
-    return f'[[tab]]\nname = "{name}"\ncommand = {json.dumps(command)}\nrole = "peer"\n'
-
-
-def got(host, name: str) -> list[str]:
-    return [line for line in host.read(name, 200).splitlines() if line.startswith("got: ")]
 
 
 def events(host, kind: str) -> list[dict]:
@@ -36,17 +23,9 @@ def events(host, kind: str) -> list[dict]:
     return [e for e in map(json.loads, lines) if e["kind"] == kind]
 
 
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_late_replies_start_at_most_two_generations_of_continuation_runs(serve, tiki_env, fake):
+def test_late_replies_start_at_most_two_generations_of_continuation_runs(serve, fake_env, fake):
     # The peer answers 3 s after each message: always after the run that sent it has ended.
-    host = serve(peer("Bot", "--persona", "codex", "--delay", "3"),
-                 env={**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"})
+    host = serve(peer("Bot", "--persona", "codex", "--delay", "3"), env=fake_env)
     host.wait_text("Bot", "stand-in ready")
     # every run, the user's and each continuation, ends by sending to Bot again: enough for six
     fake.script(*[reply for i in range(6) for reply in
@@ -59,7 +38,7 @@ def test_late_replies_start_at_most_two_generations_of_continuation_runs(serve, 
     assert "2 continuation runs already followed your request" in ended[0]["detail"]
     assert ended[0]["tab"] == "Bot"
     # the user's run and two continuations sent; the third reply started nothing
-    sent = got(host, "Bot")
+    sent = peer_got(host, "Bot")
     assert [line.endswith(f"how are you now {i}?") for i, line in enumerate(sent)] == [True] * 3, sent
     assert len(fake.requests) == 6
     assert json.loads(host.run("status", "--json").stdout)["coordinator"]["state"] == "idle"
@@ -77,4 +56,4 @@ def test_a_restarted_peer_is_introduced_again(serve, tiki_env):
     assert peers() == {"Bot": {"handshake": "not_connected"}}
     again = host.run("ask", "-q", "@Bot what is 3 times 5?", timeout=60)
     assert again.returncode == 0 and again.stdout == "15\n", again.stderr
-    assert "header=yes" in got(host, "Bot")[-1]  # the fresh program was introduced
+    assert "header=yes" in peer_got(host, "Bot")[-1]  # the fresh program was introduced

@@ -4,26 +4,13 @@ handshake and answers through `tiki bot-chat`, the coordinator's wait wakes with
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-import pytest
-from conftest import BASH_TAB
-from fake_ollama import FakeOllama, Reply
-
-STANDIN = Path(__file__).parent / "peer_standin.py"
-PEER = f'[[tab]]\nname = "Claude"\ncommand = ["{sys.executable}", "{STANDIN}"]\nrole = "peer"\n'
+from conftest import BASH_TAB, peer, peer_got
+from fake_ollama import Reply
 
 
-@pytest.fixture
-def fake():
-    server = FakeOllama()
-    yield server
-    server.close()
-
-
-def test_ask_claude_what_6_times_7_is(serve, tiki_env, fake):
-    host = serve(PEER + BASH_TAB, env={**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"})
+def test_ask_claude_what_6_times_7_is(serve, fake_env, fake):
+    host = serve(peer("Claude") + BASH_TAB, env=fake_env)
     host.wait_text("Claude", "stand-in ready")
     fake.script(
         Reply.action("send_to_terminal", tab="Claude", text="What is 6 times 7?"),
@@ -34,8 +21,7 @@ def test_ask_claude_what_6_times_7_is(serve, tiki_env, fake):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Claude says: 42, obviously (six sevens)"
     # handshake and question went in ONE send: the stand-in saw them on one line
-    screen = host.read("Claude", 60)
-    got = [line for line in screen.splitlines() if line.startswith("got: ")]
+    got = peer_got(host, "Claude", 60)
     assert len(got) == 1 and "header=yes" in got[0] and got[0].endswith("Message: What is 6 times 7?")
     # the wait woke early with the peer's answer, commas and parentheses intact
     wait_end = next(json.loads(line.split(") ", 1)[1]) for line in result.stderr.splitlines()
@@ -47,8 +33,8 @@ def test_ask_claude_what_6_times_7_is(serve, tiki_env, fake):
     assert status["peers"] == {"Claude": {"handshake": "connected"}}
 
 
-def test_shell_tab_never_gets_the_header(serve, tiki_env, fake):
-    host = serve(BASH_TAB, env={**tiki_env, "OLLAMA_HOST": fake.url, "TIKI_BACKEND": "ollama"})
+def test_shell_tab_never_gets_the_header(serve, fake_env, fake):
+    host = serve(BASH_TAB, env=fake_env)
     fake.script(Reply.action("send_to_terminal", tab="sh", text="echo plain-$((2+2))"),
                 Reply.action("done", message="ok"))
     assert host.run("ask", "--allow-shell", "type").returncode == 0

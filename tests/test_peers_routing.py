@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from agent_helpers import AgentHost
 from conftest import wait_until
 from fake_ollama import Reply
 
@@ -16,19 +15,9 @@ PEER = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
 
 @pytest.fixture
-def agent(tmp_path, tiki_env, monkeypatch):
-    for key, value in tiki_env.items():
-        monkeypatch.setenv(key, value)
-    made = []
-
-    def make(**peers):
-        a = AgentHost(tmp_path, PEER, peers=peers)
-        made.append(a)
-        return a
-
-    yield make
-    for a in made:
-        a.close()
+def agent(agent):
+    """This module's hosts hold PEER and run the bot, with these peer settings."""
+    return lambda **peers: agent(PEER, peers=peers)
 
 
 def chat(a, text, sender="Claude", verified=True):
