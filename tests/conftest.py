@@ -53,6 +53,23 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: fl
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last value: {last!r})")
 
 
+def sigstop(pid: int) -> None:
+    """SIGSTOP `pid` and wait until every thread of it has stopped: the signal is delivered
+    asynchronously, and a host still running for a moment can accept the connection that a
+    test counts on finding the queue full."""
+    os.kill(pid, signal.SIGSTOP)
+
+    def state(task: str) -> str:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return "T"  # (a thread that ended meanwhile)
+
+    wait_until(lambda: all(state(task) in "tT" for task in os.listdir(f"/proc/{pid}/task")), 10, 0.005,
+               what=f"process {pid} to stop")
+
+
 @pytest.fixture
 def tiki_env(tmp_path: Path) -> dict[str, str]:
     # AF_UNIX paths are limited to ~100 bytes: keep the socket in a short directory.

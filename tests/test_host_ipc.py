@@ -9,7 +9,7 @@ import socket
 import stat
 import subprocess
 
-from conftest import BASH_TAB, TIKI, wait_until
+from conftest import BASH_TAB, TIKI, sigstop, wait_until
 
 
 def raw_request(path: str, payload: bytes) -> dict:
@@ -172,7 +172,7 @@ def test_a_host_still_stopping_never_removes_the_next_hosts_socket(serve, tiki_e
     old.wait_text("sh", "\nstubborn")
     assert old.run("shutdown").returncode == 0
     wait_until(lambda: not os.path.exists(tiki_env["TIKI_SOCKET"]), what="the old socket gone")
-    os.kill(old.proc.pid, signal.SIGSTOP)  # held in the middle of its stop, ending the tab
+    sigstop(old.proc.pid)  # held in the middle of its stop, ending the tab
     try:
         new = serve(BASH_TAB)
     finally:

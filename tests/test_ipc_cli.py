@@ -14,7 +14,7 @@ import threading
 import time
 import warnings
 
-from conftest import BASH_TAB, TIKI
+from conftest import BASH_TAB, TIKI, sigstop
 from ipc_helpers import LONG_WAIT, connect, hold
 
 
@@ -112,7 +112,7 @@ def test_unreachable_hosts_exit_3_with_a_sentence(serve, tiki_env, tmp_path):
 
 def test_frozen_host_with_a_full_queue_is_exit_3(serve):
     host = serve(BASH_TAB)
-    os.kill(host.proc.pid, signal.SIGSTOP)
+    sigstop(host.proc.pid)
     queued = []
     try:
         while True:  # fill the listen queue of the frozen host

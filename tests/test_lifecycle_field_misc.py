@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB, TIKI
+from conftest import BASH_TAB, TIKI, sigstop
 
 
 def in_a_terminal(command: str, env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -93,7 +93,7 @@ def test_the_logs_are_private(serve, tiki_env, tmp_path: Path) -> None:
 def test_a_stopped_host_is_named_as_such(serve, tmp_path: Path) -> None:
     host = serve(BASH_TAB)
     pid = host.proc.pid
-    os.kill(pid, signal.SIGSTOP)
+    sigstop(pid)
     try:
         began = time.monotonic()
         sent = host.run("terminal-send", "sh", "hello", timeout=120)
