@@ -13,11 +13,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB
+from conftest import BASH_TAB, peer
 
 pytestmark = [
     pytest.mark.embedded,
@@ -25,8 +24,7 @@ pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs the embedded extra"),
 ]
 
-STANDIN = Path(__file__).parent / "peer_standin.py"
-PEER = f'[[tab]]\nname = "Claude"\ncommand = ["{sys.executable}", "{STANDIN}", "--delay", "0.5"]\nrole = "peer"\n'
+PEER = peer("Claude", "--delay", "0.5")
 ASKS = [
     "What tabs are open?",
     "Ask Claude what 6 times 7 is and tell me the answer.",

@@ -14,21 +14,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import BASH_TAB, TIKI, wait_until
+from conftest import BASH_TAB, TIKI, peer, wait_until
 
-STANDIN = Path(__file__).parent / "peer_standin.py"
 NO_BACKEND = {"TIKI_BACKEND": "ollama"}  # tiki_env points OLLAMA_HOST at a closed port
 
 
 def tab(name: str, command: list[str], role: str = "peer") -> str:
     return f'[[tab]]\nname = "{name}"\ncommand = {json.dumps(command)}\nrole = "{role}"\n'
-
-
-def peer(name: str, *args: str) -> str:
-    return tab(name, [sys.executable, str(STANDIN), *args])
 
 
 def relay_timeout(tiki_env: dict[str, str], seconds: float) -> None:
