@@ -67,6 +67,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self.cursor = (0, 0, True)
         self.cursor_style = 0  # DECSCUSR's: the terminal's cursor shows in it (terminal_cursor.py)
         self.app_cursor = False
+        self._told_size: tuple[int, int] | None = None  # the size last sent to the host (`_tell_size`)
         self.tab_size = (0, 0)
         self.history = 0
         self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
@@ -238,8 +239,17 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
-        if self.client is not None and self.size.width > 1 and self.size.height > 0:
-            self.client.resize(self.size.width, self.size.height)
+        # The tab is told the size the layout settles on, once the screen has been refreshed:
+        # when the window changes, the panel re-docks for the new width (`apply_panel`) and that
+        # is laid out at the old width first -- told at once, the program got 140x32 in a
+        # 100-column window, then 100x19. (Told once per size: `_tell_size`.)
+        self.call_after_refresh(self._tell_size)
+
+    def _tell_size(self) -> None:
+        width, height = self.size
+        if self.client is not None and width > 0 and height > 0 and (width, height) != self._told_size:
+            self._told_size = (width, height)
+            self.client.resize(width, height)
 
     def on_focus(self) -> None:  # (a paint shows or hides the terminal's cursor: terminal_cursor.py)
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
