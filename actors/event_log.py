@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .private_file import append_line, make_private_dir
+
 ROTATE_BYTES = 10 * 1024 * 1024  # keep one previous file beside the current one
 
 
@@ -33,37 +35,13 @@ class EventLog:
         try:
             line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
             with self._lock:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_dir(self.path.parent)
                 self._rotate_if_big()
-                self._write(line)
+                append_line(self.path, line)  # whole or not at all, 0600: it holds what peers said
         except (OSError, ValueError) as exc:
             if self.on_error is not None and kind != "service_failed":  # never recurse
                 self.on_error(exc)
         return entry
-
-    def _write(self, line: bytes) -> None:
-        """Append one whole line or nothing: a write that only partly fits (disk full) is cut
-        back off, else the next event would be joined to its half and `tiki log` would skip
-        both as one damaged line. The file is private (0600): it holds what peers said."""
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
-        try:
-            st = os.fstat(fd)
-            size = st.st_size
-            if st.st_mode & 0o077 and hasattr(os, "fchmod"):  # one made before logs were private
-                os.fchmod(fd, 0o600)
-            if size:  # (lseek + read, not pread: Windows has none; O_APPEND writes at the end anyway)
-                os.lseek(fd, size - 1, os.SEEK_SET)
-                if os.read(fd, 1) != b"\n":  # a half line left by a crash: end it
-                    line = b"\n" + line
-            try:
-                done = 0
-                while done < len(line):
-                    done += os.write(fd, line[done:])
-            except OSError:
-                os.ftruncate(fd, size)
-                raise
-        finally:
-            os.close(fd)
 
     def _rotate_if_big(self) -> None:
         try:

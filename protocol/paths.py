@@ -89,7 +89,7 @@ def ready_state_dir() -> Path:
     """The state directory, made if missing and known to be writable, or StateDirError."""
     path = state_dir()
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # (private, as XDG asks of a state dir)
         if not os.access(path, os.W_OK | os.X_OK):
             raise PermissionError(13, "not writable")
     except OSError as exc:

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..private_file import append_line, make_private_dir
+
 DAY_FILE = re.compile(r"runs-(\d{4})-(\d{2})-(\d{2})\.jsonl")
 
 
@@ -31,11 +33,10 @@ class Transcript:
         record.update(ended=time.time(), outcome=outcome, detail=detail)
         day = time.strftime("%Y-%m-%d")
         path = self.directory / f"runs-{day}.jsonl"
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(line)
+            make_private_dir(self.directory)  # (it holds the tab screens the model read: 0600, 0700)
+            append_line(path, line)
             if self.keep_days and self._pruned_for != day:
                 self._pruned_for = day  # once a day: a file that cannot go is reported once
                 self._prune(datetime.date.fromisoformat(day))
