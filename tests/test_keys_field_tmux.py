@@ -207,3 +207,31 @@ def test_a_paste_bigger_than_a_message_reaches_the_program_as_one_paste(tiki_env
         assert got == want
     finally:
         outer.close()
+
+
+def test_alt_digits_in_the_panel_and_a_dialog_type_nothing(tiki_env, tmp_path):
+    """Alt+digits typed into the agent panel's input line or a dialog's field went through
+    Textual's parser, which makes ESC 2 a "™" and ESC 1 a "¡" (its mapping for WezTerm's Option
+    keys on macOS): a prompt got characters nobody typed. They are Alt keys there as they are
+    in the tab (which gets ESC 2), and a field takes no text from them."""
+    tab_log = tmp_path / "tab.jsonl"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(tab_log), ready="logger ready")
+        outer.keys("w0", "C-\\", "a")  # to the panel
+        outer.literal("w0", "a")
+        for key in ("M-2", "M-1", "M-=", "M-0", "M--"):
+            outer.keys("w0", key)  # one read each, as a person types
+        outer.literal("w0", "b")
+        line = wait_until(lambda: next((row for row in outer.screen("w0").splitlines() if "CHT" in row and "b" in row),
+                                       None), 10, 0.05, what="typing in the panel")
+        assert "ab" in line and not set(line) & set("™¡≠º–"), line
+        outer.keys("w0", "C-\\", ",")  # the rename dialog's field
+        outer.wait("w0", "Rename")
+        outer.keys("w0", "End", "M-3", "M-9")
+        outer.literal("w0", "Z")
+        wait_until(lambda: "logZ" in outer.screen("w0"), 10, 0.05, what=f"typing in the dialog: {outer.screen('w0')}")
+        assert not set(outer.screen("w0")) & set("£ª"), outer.screen("w0")
+        assert received(tab_log) == "", "the tab got nothing of it"
+    finally:
+        outer.close()

@@ -22,6 +22,7 @@ does not set the terminal up again.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import threading
 from codecs import getincrementaldecoder
@@ -30,6 +31,7 @@ from typing import Any
 from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.keys import _character_to_key
 
 from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
@@ -38,6 +40,10 @@ from .terminal_writer import TerminalWriter
 
 FLUSH_AFTER = 0.05  # seconds before a cut-off sequence is taken to be keys after all
 BACKTAB = b"\x1b[Z"  # Shift+Tab
+# Alt with a digit, - = or §: Textual's parser turns these into the characters WezTerm's Option
+# keys make on macOS (ESC 2 -> "™"), so a field in the panel or a dialog got text nobody typed.
+# They are Alt keys here as they are to the tab. (No input sequence starts ESC + one of them.)
+ALT_OPTION = re.compile(rb"\x1b([0-9=\-]|\xc2\xa7)")
 
 
 def keys_target(app: Any) -> str | None:
@@ -111,8 +117,17 @@ class RawDriver(LinuxDriver):
             # A read of one ESC is the Escape key (terminals write sequences whole); Textual's
             # parser would wait for more and take a quick next key for Alt+key.
             self.process_message(events.Key("escape", "\x1b"))
-        else:
-            for event in parser.feed(decode(chunk)):
+            return
+        start = 0
+        for alt in ALT_OPTION.finditer(chunk):  # Alt keys, not the characters Textual makes of them
+            self._parse(parser, decode, chunk[start:alt.start()])
+            self.process_message(events.Key(f"alt+{_character_to_key(alt[1].decode())}", None))
+            start = alt.end()
+        self._parse(parser, decode, chunk[start:])
+
+    def _parse(self, parser: XTermParser, decode: Any, data: bytes) -> None:
+        if data:  # (an empty feed is the end of input to Textual's parser)
+            for event in parser.feed(decode(data)):
                 self.process_message(event)
 
     def run_input_thread(self) -> None:
