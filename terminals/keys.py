@@ -10,6 +10,9 @@ to bytes:
   where m = 1 + shift + 2*alt + 4*ctrl, as xterm sends them;
 - anything else with alt: ESC, then the key (`alt+x` is ESC x);
 - ctrl+letter and ctrl+punctuation: the control code.
+
+Keys a UI forwards as its terminal sent them are put in the form the tab's program asked for
+(`typed_keys`): the cursor keys per DECCKM, the keypad per DECKPAM/DECKPNM.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import string
 
 from ..protocol.keys import KEY_NAMES, MODIFIABLE, UnknownKey, canonical_key, key_parts
 
-__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "cursor_keys", "key_bytes", "text_keystrokes"]
+__all__ = ["KEY_NAMES", "UnknownKey", "canonical_key", "cursor_keys", "key_bytes", "keypad_keys", "text_keystrokes",
+           "typed_keys"]
 
 _PLAIN: dict[str, bytes] = {
     "enter": b"\r", "tab": b"\t", "esc": b"\x1b", "backspace": b"\x7f", "space": b" ",
@@ -82,3 +86,39 @@ def cursor_keys(data: bytes, app_cursor: bool) -> bytes:
     if b"\x1b" not in data:
         return data
     return (_AS_SS3 if app_cursor else _AS_CSI).sub(b"\x1bO\\1" if app_cursor else b"\x1b[\\1", data)
+
+
+# The keypad in application mode (DECKPAM), as xterm sends it (ctlseqs, "VT100-style keypad"):
+# SS3 and a letter per key; in numeric mode (DECKPNM) the key's own character. (PF1-PF4,
+# SS3 P-S, are F1-F4 in both modes: left alone.)
+_KEYPAD = {ord(final): plain for final, plain in {
+    "p": b"0", "q": b"1", "r": b"2", "s": b"3", "t": b"4", "u": b"5", "v": b"6", "w": b"7", "x": b"8", "y": b"9",
+    "j": b"*", "k": b"+", "l": b",", "m": b"-", "n": b".", "o": b"/", "X": b"=", "M": b"\r", "I": b"\t", " ": b" ",
+}.items()}
+# (xterm puts a modifier between: Ctrl+KP* is SS3 5 j)
+_KEYPAD_SS3 = re.compile(rb"\x1bO([2-8]?)([pqrstuvwxyjklmnoXMI ])")
+
+
+def _numeric(match: re.Match[bytes]) -> bytes:
+    """A keypad key as a terminal in numeric mode sends it: its character, after ESC with Alt
+    (as any key); Ctrl and Shift change no character there."""
+    mods = int(match[1]) - 1 if match[1] else 0  # xterm's: 1 shift, 2 alt, 4 ctrl
+    return (b"\x1b" if mods & 2 else b"") + _KEYPAD[match[2][0]]
+
+
+def keypad_keys(data: bytes, app_keypad: bool) -> bytes:
+    """Keys typed in a UI, with the keypad in the form the child asked for. The UI keeps its
+    terminal in application keypad mode (so the keypad is told apart, as tmux does), and a
+    child in numeric mode -- the default: shells, most programs -- gets the characters a
+    terminal in that mode sends: KP1 is `1`, KP Enter CR (xterm's; tmux sends LF). A child in
+    application mode (vim, mc) gets SS3 as it came. Nothing is made the other way round: a
+    terminal that sends `1` does not say whether it was the keypad."""
+    if app_keypad or b"\x1bO" not in data:
+        return data
+    return _KEYPAD_SS3.sub(_numeric, data)
+
+
+def typed_keys(data: bytes, app_cursor: bool, app_keypad: bool) -> bytes:
+    """Keys typed in a UI as the tab's modes want them: the one place for it (cursor keys per
+    DECCKM, the keypad per DECKPAM). Their patterns never overlap (A-H vs the keypad's letters)."""
+    return keypad_keys(cursor_keys(data, app_cursor), app_keypad)

@@ -1,10 +1,12 @@
 """The control sequences the screen must see besides pyavt: title, modes, the cursor style,
-device queries, DECCOLM, the clipboard (OSC 52) and the full reset (RIS) that clears those modes.
+the keypad mode, device queries, DECCOLM, the clipboard (OSC 52) and the full reset (RIS) that
+clears those modes.
 
 pyavt renders the grid but does not report the window title (OSC 0/2), bracketed-paste mode
 (DECSET 2004), which buffer is active, the mouse modes a program asked for (DECSET 9,
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), the cursor style
-(DECSCUSR, `CSI Ps SP q`), clipboard sets, or
+(DECSCUSR, `CSI Ps SP q`), the keypad mode (DECKPAM `ESC =`, DECKPNM `ESC >`, DECNKM
+`CSI ?66h/l`: the tab's keys are translated for it, `keys.typed_keys`), clipboard sets, or
 answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
 answer by clearing the screen and homing the cursor, and ED 3 (`CSI 3 J`), with which they
 erase the scrollback. `ModeScanner` finds those in the text stream, keeping a short tail so
@@ -23,23 +25,23 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
-# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI. One ESC
-# prefix for all: the regex engine then jumps from ESC to ESC (six times faster over coloured
-# output than an alternation of whole sequences).
+# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI, DECKPAM and
+# DECKPNM. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six times faster
+# over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
     r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J)"
     r"|(?P<style>\d?) q)"
-    r"|(?P<ris>c)|(?P<ri>M))"
+    r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM",
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b=", "\x1b>",
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
-_ANY_START = re.compile(r"\x1b(?:[\]cM]|\[(?:[?c]|0c|6n|!p|3J|\d? q))")  # (terminals/quiet.py must cover it: tested)
+_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|6n|!p|3J|\d? q))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 # A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
 # terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
@@ -83,6 +85,7 @@ class ModeScanner:
         self.cursor_style = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
         self.synchronized_at: float | None = None  # DECSET 2026: since when an update is open
         self.origin = False  # DECOM: pyavt gets RI wrong in it (see screen_fixes)
+        self.app_keypad = False  # DECKPAM (pyavt does not follow it): the keypad sends SS3, not digits
         self.clipboard: deque[ClipboardSet] = deque(maxlen=KEEP)
         self._tail = ""
         self._clip: Osc52Collector | None = None
@@ -119,6 +122,8 @@ class ModeScanner:
                     return queries
                 self._keep(made)
                 pos = consumed = pos + end
+            elif match.group("keypad") is not None:
+                self.app_keypad = match.group("keypad") == "="
             elif match.group("osc") is not None:
                 self.title = match.group("title")
             elif match.group("modes") is not None:
@@ -139,7 +144,8 @@ class ModeScanner:
                 if self.origin and match.start() >= shift:  # replaced: cut before it
                     queries.append(Query("ri", match.start() - shift))
             elif match.group("ris") is not None or match.group("decstr") is not None:
-                self.origin = False
+                # (DECSTR resets the keypad as xterm and the VT510 do; tmux 3.3a leaves it)
+                self.origin = self.app_keypad = False
                 if match.group("ris") is not None:  # full reset: pyavt resets its side too
                     self.bracketed_paste = self.alt_screen = self.focus_events = False
                     self.mouse, self.mouse_encoding, self.cursor_style = 0, "x10", 0
@@ -177,6 +183,8 @@ class ModeScanner:
                     self.synchronized_at = time.monotonic() if on else None
             elif number == 6:
                 self.origin = on
+            elif number == 66:  # DECNKM: the keypad mode as a DEC mode, in xterm (tmux ignores it)
+                self.app_keypad = on
             elif number == 3:
                 deccolm = True
         return deccolm
@@ -185,7 +193,7 @@ class ModeScanner:
         """DECRQM's answer for a mode this scanner follows: 1 set, 2 reset; 0 for the others,
         which are not answered (pyavt keeps them, and a wrong answer is worse than none)."""
         known = {2026: self.synchronized_at is not None, 2004: self.bracketed_paste, 1004: self.focus_events,
-                 47: self.alt_screen, 1047: self.alt_screen, 1049: self.alt_screen, 6: self.origin,
+                 47: self.alt_screen, 1047: self.alt_screen, 1049: self.alt_screen, 6: self.origin, 66: self.app_keypad,
                  **{mode: self.mouse == mode for mode in MOUSE_TRACKING},
                  **{mode: self.mouse_encoding == name for mode, name in MOUSE_ENCODINGS.items()}}
         return 0 if number not in known else 1 if known[number] else 2
@@ -215,6 +223,10 @@ class ModeReads:
     @property
     def cursor_style(self) -> int:
         return self._modes.cursor_style
+
+    @property
+    def app_keypad(self) -> bool:
+        return self._modes.app_keypad
 
     def sync_hold(self, now: float) -> float:
         """Seconds the program's open synchronized update may still keep this screen from

@@ -1,7 +1,7 @@
 """Input into a tab in the forms its program asked for: keys a UI forwards (the cursor keys
-in the child's DECCKM mode), pastes (bracketed when the child enabled it), mouse events (in
-the child's mouse encoding, `terminals.mouse`) and named keys. A mixin of `TerminalActor`:
-everything ends in its `write`, under its lock for the screen's modes."""
+in the child's DECCKM mode, the keypad in its DECKPAM mode), pastes (bracketed when the child
+enabled it), mouse events (in the child's mouse encoding, `terminals.mouse`) and named keys. A
+mixin of `TerminalActor`: everything ends in its `write`, under its lock for the screen's modes."""
 
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ class TerminalInput:
     _require_running: Callable[[], None]
 
     def typed(self, data: bytes) -> WriteTicket:
-        """Keys a UI forwards as its terminal sent them: the cursor keys in the child's mode."""
+        """Keys a UI forwards as its terminal sent them: the cursor keys and the keypad in the
+        child's modes (`keys.typed_keys`). (Pastes come through `paste`: never translated.)"""
         with self._lock:
-            app_cursor = self._screen.app_cursor_keys
-        return self.write(keymap.cursor_keys(data, app_cursor))
+            app_cursor, app_keypad = self._screen.app_cursor_keys, self._screen.app_keypad
+        return self.write(keymap.typed_keys(data, app_cursor, app_keypad))
 
     def paste(self, text: str, opening: bool = True, closing: bool = True) -> WriteTicket:
         """Type text; wrapped in bracketed-paste markers when the child asked for them. A paste

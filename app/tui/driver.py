@@ -33,6 +33,7 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.keys import _character_to_key
 
+from ...terminals.keys import keypad_keys
 from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
 from .raw_input import Splitter
@@ -40,6 +41,7 @@ from .terminal_writer import TerminalWriter
 
 FLUSH_AFTER = 0.05  # seconds before a cut-off sequence is taken to be keys after all
 BACKTAB = b"\x1b[Z"  # Shift+Tab
+KEYPAD_APPLICATION, KEYPAD_NUMERIC = "\x1b=", "\x1b>"  # DECKPAM, DECKPNM
 # Alt with a digit, - = or §: Textual's parser turns these into the characters WezTerm's Option
 # keys make on macOS (ESC 2 -> "™"), so a field in the panel or a dialog got text nobody typed.
 # They are Alt keys here as they are to the tab. (No input sequence starts ESC + one of them.)
@@ -83,12 +85,17 @@ class RawDriver(LinuxDriver):
         self._writer_thread = TerminalWriter(self._file, lambda exc: self.terminal_lost(f"a write failed: {exc}"))
         self._writer_thread.start()
         textual_writer.stop()  # (a writer that died on the terminal has nothing left to join)
+        # The keypad in application mode (DECKPAM), as tmux keeps its own terminal: KP1 comes as
+        # SS3 q, not as the 1 of the digits row, so a program that asked for it (vim, mc) can
+        # get it; the host gives every tab the form its program asked for (`keys.typed_keys`).
+        self.write(KEYPAD_APPLICATION)
 
     def stop_application_mode(self) -> None:
         # (before Textual shows the cursor again: the user's own shape, not the tab program's)
         reset = getattr(self._app, "cursor_style_reset", None)
         if reset is not None and (sequence := reset()):
             self.write(sequence)
+        self.write(KEYPAD_NUMERIC)  # the shell after a detach or ^Z gets its digits back
         super().stop_application_mode()
 
     def _sigcont_application(self, *_: Any) -> None:
@@ -180,7 +187,8 @@ class RawDriver(LinuxDriver):
                     elif kind == "prefix" or kind == "tab" and target is not None:
                         app.forward_input(chunk)
                     elif kind in ("tab", "ui"):
-                        self._to_textual(parser, decode, chunk)
+                        # (Textual's parser knows the keypad's digits as SS3 but not KP= or KP,)
+                        self._to_textual(parser, decode, keypad_keys(chunk, app_keypad=False))
                     elif kind == "paste" and target is not None:
                         # Up the session from here, as keys go: through the event loop, keys read
                         # with it (Enter right after a paste) would reach the tab before it.
@@ -189,7 +197,8 @@ class RawDriver(LinuxDriver):
                     elif kind == "paste":
                         self.process_message(events.Paste(chunk.decode("utf-8", "replace")))
                     else:
-                        app.post_message(PrefixKey(chunk.decode("utf-8", "replace")))
+                        # (prefix, then KP1: tab 1, as before the keypad sent SS3)
+                        app.post_message(PrefixKey(keypad_keys(chunk, app_keypad=False).decode("utf-8", "replace")))
                 if splitter.prefix_pending != pending:
                     app.post_message(PrefixPending(splitter.prefix_pending))
                 for event in parser.tick():
