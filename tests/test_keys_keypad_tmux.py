@@ -132,3 +132,18 @@ def test_the_ui_asks_its_terminal_for_the_keypad_while_it_runs_and_gives_it_back
         assert keypad_flag(outer, "w0") == "0"
     finally:
         outer.close()
+
+
+def test_a_modified_keypad_key_after_the_prefix_is_one_key(tiki_env, tmp_path):
+    """xterm sends Ctrl+KP* as SS3 5 j: after the prefix the UI took `ESC O 5` for the key and
+    typed the `j` into the tab (a prefix key not in the table is dropped whole, as in tmux)."""
+    tab_log = tmp_path / "tab.jsonl"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(tab_log), ready="keypad logger ready")
+        outer.tmux("send-keys", "-t", "w0", "-H", "1c", "1b", "4f", "35", "6a")  # ctrl+\, then SS3 5 j
+        outer.keys("w0", "x")
+        wait_until(lambda: received(tab_log), 10, 0.05, what="the x")
+        assert received(tab_log) == "x", f"the tab read {received(tab_log)!r} after the prefix and Ctrl+KP*"
+    finally:
+        outer.close()

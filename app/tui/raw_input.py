@@ -149,7 +149,12 @@ class Splitter:
                 return 6 if rest >= 6 else (rest if final else 0)
             return size
         if second == ord("O"):  # SS3: F1-F4, keypad and cursor keys in application mode
-            return 3 if rest >= 3 else (rest if final else 0)
+            end = i + 2
+            while end < len(buf) and 0x30 <= buf[end] <= 0x39:  # a modifier: xterm's Ctrl+KP* is SS3 5 j
+                end += 1
+            if end >= len(buf):
+                return len(buf) - i if final else 0
+            return end - i + 1
         if second == ESC:
             return 1  # ESC ESC: the first is a key of its own
         size = 1 + _utf8_length(second)  # Alt+key: ESC and one character
