@@ -12,6 +12,7 @@ import sys
 from typing import NoReturn
 
 from ..protocol import ipc
+from ..terminals.env import undo_locale_coercion
 from .commands import coordinator, host, peers, terminal
 
 COMMAND_MODULES = (terminal, host, coordinator, peers)
@@ -62,6 +63,7 @@ def split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    undo_locale_coercion()  # (before anything is started with this environment: the host, tabs)
     parser = build_parser()
     own, child = split_command(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(own)
