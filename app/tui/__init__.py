@@ -14,6 +14,24 @@ import sys
 from pathlib import Path
 
 
+def _cannot_show_ui(term: str | None) -> str | None:
+    """Why this terminal cannot show a full-screen UI, or None. TERM=dumb (an editor's shell
+    buffer, a CI log) cannot place the cursor, and with no TERM nothing says what it can: tmux
+    refuses both too. (A TERM missing from terminfo is fine: the UI needs no terminfo, and a
+    terminal named after itself over SSH -- xterm-kitty, alacritty -- is the usual case.)"""
+    if os.name == "nt":  # (Windows consoles set no TERM)
+        return None
+    if not term:
+        problem = "TERM is not set, so nothing says what this terminal can do"
+    elif term in ("dumb", "unknown"):
+        problem = f"this terminal (TERM={term}) cannot place the cursor"
+    else:
+        return None
+    return (f"{problem}: the UI needs one that can. Run it in a terminal emulator or tmux, or set TERM to your "
+            "terminal's type (e.g. TERM=xterm-256color); the CLI works anywhere: `tiki terminal-list`, "
+            "`tiki terminal-read NAME`, `tiki ask ...`")
+
+
 def run_tui(args: argparse.Namespace) -> int:
     from ...protocol import paths, toml_file, ui
     from ..host_start import HostStartFailed, ensure_host
@@ -22,6 +40,10 @@ def run_tui(args: argparse.Namespace) -> int:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("tiki: the UI needs a terminal; `tiki serve` runs a host without one", file=sys.stderr)
+        return 2
+    refused = _cannot_show_ui(os.environ.get("TERM"))
+    if refused:
+        print(f"tiki: {refused}", file=sys.stderr)
         return 2
     # The host checks this UI's config.toml as it checks its own and sends back its [keys] (the
     # UI loads no settings models: ~0.1 s of every attach). A host started below checks it at
