@@ -11,7 +11,9 @@ straight up the session (`app.forward_input`, no event loop in between) while th
 has the keyboard, or the agent panel in KEY mode (but Shift+Tab, which cycles the mode), and so
 does a bracketed paste, in order with them; otherwise keys go to Textual's parser and a paste
 becomes a Paste event. The kitty keyboard protocol stays off: with it the outer terminal would
-send CSI-u sequences, which programs in the tab do not expect.
+send CSI-u sequences, which programs in the tab do not expect. The keypad is kept in
+application mode while the UI runs, as tmux keeps its terminal, so KP1 is told from 1; the host
+gives each tab the form its program asked for, and Textual's widgets get the characters.
 
 When the outer terminal goes away (a read finds its end, a write fails) the app is told once
 and closes: a detach, the tabs run on. Output goes through `TerminalWriter`, which never blocks
