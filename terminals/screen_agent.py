@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable
 
+from . import clusters
 from .agent_state_signals import Notification, NotificationScanner
 
 
@@ -41,7 +42,7 @@ class AgentHooks:
                 self._dirty = set(range(len(lines)))
             for row in self._dirty:
                 if row < len(lines):
-                    self._rows[row] = lines[row].text.rstrip()
+                    self._rows[row] = clusters.restore(lines[row].text).rstrip()  # (as printed: no placeholders)
             self._dirty = set()
         return list(self._rows)
 

@@ -95,3 +95,12 @@ def test_the_zero_width_table_is_what_unicodedata_says():
     from gen_zero_width import ranges
 
     assert tuple(n for pair in ranges() for n in pair) == zero_width.RANGES
+
+
+def test_the_rows_the_agent_detector_reads_hold_the_characters_printed() -> None:
+    """`visible_rows` (what the agent-state rules and a send's check of the prompt line read)
+    gave the private-use placeholders a cluster is kept under: `fix the ✔️` read as `fix the
+    \\U00100000`, so a prompt line holding typed text with an emoji or an accent never matched."""
+    screen = Screen(40, 3)
+    screen.feed("❯ fix the ✔\ufe0f and e\u0301 👍🏽\r\n".encode())
+    assert screen.visible_rows()[0] == "❯ fix the ✔\ufe0f and e\u0301 👍🏽"
