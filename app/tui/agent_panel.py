@@ -61,6 +61,9 @@ class ModeInput(Input):
         await super()._on_key(event)
 
 
+UNSHOWN_KEPT = 200  # notes kept for a hidden panel (the oldest go first)
+
+
 class AgentPanel(Vertical):
     def __init__(self, app_ref: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -71,6 +74,10 @@ class AgentPanel(Vertical):
         self._asked: list[str] = []  # requests sent whose run id is not known yet
         self._mine: list[str] = []  # this panel's runs that have not ended, oldest first
         self._sources: dict[str, str] = {}  # other runs' sources, for their label
+        # Notes written while the panel is hidden: the log would lay them out 0 columns wide
+        # (one character a row once shown), so they wait for a width (`shown`).
+        self.hidden = False
+        self._unshown: list[Text] = []
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
@@ -84,7 +91,19 @@ class AgentPanel(Vertical):
         return self.query_one("#agent-log", RichLog)
 
     def write(self, text: str | Text, style: str = "") -> None:
-        self.log_widget.write(Text(text, style=style) if isinstance(text, str) else text)
+        line = Text(text, style=style) if isinstance(text, str) else text
+        if self.hidden:
+            self._unshown = self._unshown[-UNSHOWN_KEPT + 1:] + [line]
+        else:
+            self.log_widget.write(line)
+
+    def shown(self, visible: bool) -> None:
+        """The panel was hidden or shown (`apply_panel`): notes kept meanwhile go in once the
+        log has its width again."""
+        self.hidden = not visible
+        if visible and self._unshown:
+            lines, self._unshown = self._unshown, []
+            self.call_after_refresh(lambda: [self.log_widget.write(line) for line in lines])
 
     # -- modes -------------------------------------------------------------------------------
 

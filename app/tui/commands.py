@@ -122,6 +122,7 @@ class Commands:
         if position == "right" and 0 < width < NARROW:
             position = "bottom"
         self.main_area.set_classes(f"panel-{position}")  # type: ignore[attr-defined]
+        self.panel.shown(position != "hidden")  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]

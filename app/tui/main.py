@@ -191,7 +191,9 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         for number, tab in enumerate(self.tabs, start=1):
             yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
                                 lambda tab_id=tab.id: self.show_tab(tab_id))
-        yield from (c for c in super().get_system_commands(screen) if c.title not in ("Quit the application",))
+        # Textual's own, but "Keys" (a panel of Textual's bindings, not tikitaka's: `Help` is
+        # ours) and "Quit" (it would detach: `Detach` says so).
+        yield from (c for c in super().get_system_commands(screen) if c.title not in ("Keys", "Quit"))
 
     def watch_theme(self, theme: str) -> None:
         """Persist a theme picked from the command palette."""

@@ -1,0 +1,110 @@
+"""The UI's own workflows as a keyboard user drives them in a real terminal (tmux): the new-tab
+and rename dialogs, what the UI says when a command it ran was refused, and the command
+palette's entries."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import wait_until
+from tmux_outer import Outer
+
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
+
+
+def tab(name: str) -> str:
+    command = json.dumps(["bash", "--norc", "--noprofile", "-c", f"echo I-am-{name}; exec bash --norc --noprofile"])
+    return f'[[tab]]\nname = "{name}"\ncommand = {command}\n'
+
+
+def panel_hidden(env: dict[str, str]) -> None:
+    """The agent panel hidden (prefix z until hidden), as ui.toml remembers it."""
+    config = Path(env["TIKI_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "ui.toml").write_text('panel = "hidden"\n')
+
+
+def rename_to(outer: Outer, new: str) -> None:
+    outer.keys("w0", "C-\\", ",")
+    outer.wait("w0", "Rename tab")
+    outer.keys("w0", "C-a", "C-k")  # (the field holds the current name)
+    outer.literal("w0", new)
+    outer.wait("w0", f"▊  {new} ")  # (the field, not the tab bar)
+    outer.keys("w0", "Enter")
+
+
+def test_rename_to_a_taken_name_says_so_when_the_agent_panel_is_hidden(tiki_env, tmp_path):
+    """prefix `,`, a name another tab has, Enter: the dialog closes, the tab keeps its name, and
+    with the agent panel hidden the UI says nothing at all -- the refusal went to the hidden
+    panel (commands.py `_call` -> PanelNote). The user is left guessing whether it worked."""
+    panel_hidden(tiki_env)
+    outer = Outer(tiki_env, cols=100, rows=30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one") + tab("two"), ready="I-am-one")
+        rename_to(outer, "two")
+        wait_until(lambda: "Rename tab" not in outer.screen("w0"), 10, 0.05, what="the dialog to close")
+        outer.wait("w0", "already exists", timeout=5)
+    finally:
+        outer.close()
+
+
+def test_a_note_written_while_the_panel_was_hidden_reads_normally_once_it_shows(tiki_env, tmp_path):
+    """The panel shown, then hidden with prefix `z` (right -> bottom -> hidden); a note it gets
+    meanwhile (here: the refused rename) is laid out for a panel no columns wide, and once
+    prefix `z` shows the panel again it reads one character per row ("e", "a", "d", "y", ...)."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one") + tab("two"), ready="I-am-one")
+        outer.keys("w0", "C-\\", "z")  # right -> bottom
+        outer.keys("w0", "C-\\", "z")  # bottom -> hidden
+        wait_until(lambda: "CHT" not in outer.screen("w0"), 10, 0.05, what="the panel to hide")
+        rename_to(outer, "two")
+        wait_until(lambda: "Rename tab" not in outer.screen("w0"), 10, 0.05, what="the dialog to close")
+        outer.keys("w0", "C-\\", "z")  # hidden -> right
+        outer.wait("w0", "CHT")
+        outer.wait("w0", "already", timeout=5)  # (one word: the panel on the right wraps at its width)
+    finally:
+        outer.close()
+
+
+def test_new_tab_dialog_shows_why_a_long_name_is_refused(tiki_env, tmp_path):
+    """A 200-character name: the dialog's error line is cut at the dialog's edge, so the reason
+    ("use 1-40 letters, digits, ...") is never seen -- only "invalid tab name 'xxxxxx..."."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
+        outer.keys("w0", "C-\\", "c")
+        outer.wait("w0", "New tab")
+        wait_until(lambda: "working directory" in outer.screen("w0"), 10, 0.05, what="the dialog's fields")
+        outer.literal("w0", "x" * 200)
+        outer.keys("w0", "Enter")
+        screen = outer.wait("w0", "invalid tab name")
+        screen = outer.settled("w0")
+        assert "1-40" in screen, f"the reason is cut off:\n{screen}"
+    finally:
+        outer.close()
+
+
+def test_palette_keys_entry_does_not_advertise_bindings_tiki_does_not_have(tiki_env, tmp_path):
+    """The command palette's "Keys" entry (Textual's own) opened a key panel that lists
+    `^c Copy selected text` and `palette Open the command palette`: ctrl+c goes to the program,
+    and the palette is prefix `:`. It said nothing of tikitaka's real keys, which `Help` shows:
+    the palette offers that, not Textual's panel."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.literal("w0", "help")
+        outer.wait("w0", "this help")  # (the palette searches: our Help is found)
+        outer.keys("w0", "C-u")
+        outer.literal("w0", "Keys")
+        screen = outer.settled("w0")
+        assert "Keys" in screen and "summary of available keys" not in screen, screen
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Search for commands" not in outer.screen("w0"), 10, 0.05, what="the palette to close")
+    finally:
+        outer.close()
