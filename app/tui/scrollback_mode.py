@@ -52,6 +52,7 @@ class ScrollbackMode:
         self.search: Search | None = None
         self.match = None
         self.prompt: str | None = None  # "/query" or "?query" while a search is typed
+        self.said: str | None = None  # shown in the prompt's row until the next key ("not found")
         self.queued: str | None = None  # a search submitted before the history arrived
         self.early: list[tuple[str, str | None]] | None = None  # keys pressed before the snapshot came
 
@@ -138,6 +139,9 @@ class ScrollbackMode:
         """Handle a key; False when it leaves the mode and belongs to the program."""
         if self.early is not None:
             self.early.append((key, character))
+        if self.said is not None:
+            self.said = None
+            self.view.refresh()
         if self.prompt is not None:
             return self._prompt_key(key, character)
         height = max(1, self.view.size.height)
@@ -206,6 +210,8 @@ class ScrollbackMode:
         self.match = match
         if match is not None:
             self._move(match.start)
+        elif self.search is not None:  # (as less and vim say: else a failed search looks like one in view)
+            self.said = f"not found: {self.search.query}"
 
     def _move(self, point: Point, scroll: int = 0, step: int = 0) -> None:
         """The cursor to `point` (a whole character: on the right half of a wide one it goes on
@@ -256,8 +262,8 @@ class ScrollbackMode:
         label = None
         if y == 0:
             label = indicator(max(0, self.total - self.top), self.total)
-        elif y == self.view.size.height - 1 and self.prompt is not None:
-            return Strip([Segment(self.prompt, BAR)]).extend_cell_length(width, BAR).crop(0, width)
+        elif y == self.view.size.height - 1 and (self.prompt or self.said) is not None:
+            return Strip([Segment(self.prompt or self.said or "", BAR)]).extend_cell_length(width, BAR).crop(0, width)
         if label and len(label) < width:
             head = strip.crop(0, width - len(label))
             strip = Strip.join([head, Strip([Segment(label, BAR)])])
