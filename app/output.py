@@ -4,11 +4,12 @@ the host confirmed; 3 when no host could be reached; 4 when it timed out or stay
 from __future__ import annotations
 
 import json
+import re
 import sys
 import unicodedata
 from typing import Any, Callable, Mapping
 
-from ..protocol import ipc
+from ..protocol import ipc, schema
 from ..protocol.ops import Op
 from .client import ClientTimeout, HostError, NoHost, call
 
@@ -24,6 +25,10 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
     printed here, once. `hung`: no answer in time means the host is stopped or hung (a quick
     question), and the message says so and what to do."""
     try:
+        schema.check(op.args, dict(args or {}))
+    except schema.SchemaError as exc:  # the user's own mistake: a usage error, before any host is asked
+        return fail(_as_typed(str(exc)), ipc.EXIT_USAGE), None
+    try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
         return fail(str(exc), ipc.EXIT_NO_HOST), None
@@ -36,6 +41,17 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
         return fail(str(exc), ipc.EXIT_TIMEOUT), None
     except HostError as exc:
         return fail(exc.message, ipc.exit_code_for(exc.code)), None
+
+
+def _as_typed(message: str) -> str:
+    """A schema error in the words of the command line: `'lines' must be ...` names the option
+    the user typed (`--lines`), or the argument as the usage line shows it (`new_name`)."""
+    match = re.match(r"'(\w+)' (.*)", message)
+    if match is None:
+        return message
+    option = "--" + match[1].replace("_", "-")
+    typed = any(arg == option or arg.startswith(option + "=") for arg in sys.argv[1:])
+    return f"{option if typed else match[1]} {match[2]}"
 
 
 def print_json(value: Any) -> None:

@@ -1,0 +1,32 @@
+"""The command line as a script writer uses it: bad argument values are usage errors (exit 2,
+naming the option as typed), as the README's exit codes promise and as `tiki log --last 0`
+already does."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import BASH_TAB
+
+
+@pytest.mark.parametrize("args, option", [
+    (("terminal-read", "sh", "--lines", "0"), "--lines"),
+    (("terminal-read", "sh", "--lines", "-5"), "--lines"),
+    (("terminal-wait", "sh", "--timeout-ms", "0"), "--timeout-ms"),
+    (("terminal-wait", "sh", "--idle-ms", "0"), "--idle-ms"),
+])
+def test_an_out_of_range_option_is_a_usage_error(serve, args, option):
+    """`tiki terminal-read sh --lines 0` exits 1 ("the host refused or failed") with
+    `bad arguments for terminal.read: 'lines' must be ...` -- the protocol's op and field
+    names, not the option typed -- while `--lines abc` and `tiki log --last 0` exit 2.
+    A script cannot tell its own mistake from a host that refused."""
+    host = serve(BASH_TAB)
+    result = host.run(*args)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert option in result.stderr, result.stderr
+
+
+def test_an_empty_new_name_is_a_usage_error(serve):
+    host = serve(BASH_TAB)
+    result = host.run("terminal-rename", "sh", "")
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "terminal.rename" not in result.stderr, result.stderr
