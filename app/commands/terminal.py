@@ -20,6 +20,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [--role R] [-- COMMAND ...]",
+                       usage="tiki terminal-new [-h] [--cwd DIR] [--role {peer,shell}] name [-- COMMAND ...]",
                        epilog="Everything after the first `--` is the command, verbatim (default: $SHELL).")
     p.add_argument("name", help="the new tab's name: unique, up to 40 letters, digits, - _ .")
     p.add_argument("--cwd", metavar="DIR", help="working directory, relative to yours (default: yours)")
