@@ -30,3 +30,13 @@ def test_an_empty_new_name_is_a_usage_error(serve):
     result = host.run("terminal-rename", "sh", "")
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert "terminal.rename" not in result.stderr, result.stderr
+
+
+def test_a_working_directory_that_is_a_file_is_called_so(serve, tmp_path):
+    """`terminal-new x --cwd FILE` said "no such directory" of a file that is there."""
+    host = serve(BASH_TAB)
+    note = tmp_path / "notes.txt"
+    note.write_text("mine\n")
+    result = host.run("terminal-new", "x", "--cwd", str(note))
+    assert result.returncode != 0 and "not a directory" in result.stderr, result.stderr
+    assert note.read_text() == "mine\n"

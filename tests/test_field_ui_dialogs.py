@@ -100,11 +100,29 @@ def test_palette_keys_entry_does_not_advertise_bindings_tiki_does_not_have(tiki_
         outer.wait("w0", "Search for commands")
         outer.literal("w0", "help")
         outer.wait("w0", "this help")  # (the palette searches: our Help is found)
-        outer.keys("w0", "C-u")
-        outer.literal("w0", "Keys")
-        screen = outer.settled("w0")
-        assert "Keys" in screen and "summary of available keys" not in screen, screen
         outer.keys("w0", "Escape")
         wait_until(lambda: "Search for commands" not in outer.screen("w0"), 10, 0.05, what="the palette to close")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.literal("w0", "Keys")
+        outer.wait("w0", "🔎 Keys")
+        screen = outer.settled("w0")
+        assert "summary of available keys" not in screen, screen
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Search for commands" not in outer.screen("w0"), 10, 0.05, what="the palette to close")
+    finally:
+        outer.close()
+
+
+def test_closing_a_tab_whose_program_exited_does_not_ask_to_end_it(tiki_env, tmp_path):
+    """prefix `x` on a tab whose program had exited asked "Close tab 'x' and end its program?"."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        done = json.dumps(["bash", "--norc", "--noprofile", "-c", "echo I-am-done"])
+        outer.start_ui(tmp_path / "ws.toml", f'[[tab]]\nname = "done"\ncommand = {done}\n', ready="exited")
+        outer.keys("w0", "C-\\", "x")
+        screen = outer.wait("w0", "Close tab 'done'")
+        assert "end its program" not in screen and "has exited" in screen, screen
+        outer.keys("w0", "Escape")
     finally:
         outer.close()

@@ -32,7 +32,7 @@ from ..supervisor import ActorSlot, SupervisedActor, Supervisor
 from .agent_watch import AgentConfig
 from .terminal import TabSpec, TerminalActor
 from .workspace_file import TabEntry, WorkspaceFile, WorkspaceNotSaved, default_role, default_shell
-from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, tab_info  # noqa: F401 - re-exported
+from .workspace_state import NAME_PATTERN, TabHandle, WorkspaceState, _Tab, check_cwd, tab_info  # noqa: F401 - re-exported
 
 
 class WorkspaceActor(SupervisedActor):
@@ -196,8 +196,8 @@ class WorkspaceActor(SupervisedActor):
     def _start_terminal(self, spec: TabSpec, *, spawn: bool = True) -> ActorSlot:
         """The tab's terminal actor, its command started (SpawnFailed if it cannot be); with
         `spawn=False` the actor only, for a tab kept failed."""
-        if spawn and not os.path.isdir(spec.cwd):
-            raise SpawnFailed(f"cannot start tab '{spec.name}': no such directory: {spec.cwd}")
+        if spawn:
+            check_cwd(spec.name, spec.cwd)
         bus, tab_id, name = self._bus, spec.tab_id, spec.name
 
         def gone(error: str) -> None:  # on a supervisor thread: only publish
@@ -263,8 +263,7 @@ class WorkspaceActor(SupervisedActor):
                            self._socket, self._bin_dir, dict(os.environ))
             tab.slot = self._start_terminal(spec)
         elif tab.start_error is not None:  # kept failed: its command has never run
-            if not os.path.isdir(tab.cwd):
-                raise SpawnFailed(f"cannot start tab '{tab.name}': no such directory: {tab.cwd}")
+            check_cwd(tab.name, tab.cwd)
             tab.slot.proxy.restart().get(timeout=ASK)  # SpawnFailed when it still cannot start
             tab.start_error = None
             self._supervisor.forget(f"tab:{tab.id}")  # healthy now: out of the health report

@@ -5,6 +5,7 @@ its terminal actor's status -- or, when that actor is dead, from the supervisor'
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,11 +13,19 @@ from typing import Any
 import pykka
 
 from ...protocol.limits import ASK
+from ..errors import SpawnFailed
 from ..events import TabInfo
 from ..supervisor import ActorSlot, Supervisor
 from .workspace_file import TabEntry, WorkspaceFile
 
 NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
+
+
+def check_cwd(name: str, cwd: str) -> None:
+    """A tab starts in a directory: SpawnFailed saying what `cwd` is instead."""
+    if not os.path.isdir(cwd):
+        what = "not a directory" if os.path.exists(cwd) else "no such directory"
+        raise SpawnFailed(f"cannot start tab '{name}': {what}: {cwd}")
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,9 @@ class Commands:
             if yes:
                 self._call("close", ops.TERMINAL_CLOSE, {"name": tab.name})
 
-        self.push_screen(ConfirmScreen(f"Close tab '{tab.name}' and end its program?"), confirmed)  # type: ignore[attr-defined]
+        question = (f"Close tab '{tab.name}' and end its program?" if tab.running else
+                    f"Close tab '{tab.name}'? Its program has exited.")
+        self.push_screen(ConfirmScreen(question), confirmed)  # type: ignore[attr-defined]
 
     # -- the UI ---------------------------------------------------------------------------
 
