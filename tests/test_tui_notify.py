@@ -85,3 +85,18 @@ async def test_the_tab_in_front_gets_no_badge_and_badges_can_be_off(notify_host)
         await until(pilot, lambda: any(t.startswith("Claude needs you") for t in toasts(app)), what="the toast")
         assert "needs you" not in bar(app)  # the toast is the positive control: the notice did arrive
     app.client.close()
+
+
+async def test_a_chatty_program_gets_one_toast_at_a_time(plain_hosts):
+    """Six notifications (OSC 9) from a background tab at once stacked six toasts, five rows
+    each, over the right of the screen for 8 s (a field tester: at 80 columns they cover the
+    tab's text). One toast per tab while its last is up; each still reaches your terminal."""
+    host = plain_hosts(BASH_TAB + '[[tab]]\nname = "bg"\ncommand = ["bash", "--norc", "--noprofile", "-i"]\n')
+    app = attach(host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: "bg" in bar(app), what="the tab bar")
+        host.workspace.get("bg").get(timeout=5).terminal.write(
+            b"for i in 1 2 3 4 5 6; do printf '\\e]9;note %s\\a' $i; done\r").get(timeout=5)
+        await until(pilot, lambda: any("note 6" in w for w in app.notifier.written), what="the sixth notification")
+        assert [t for t in toasts(app) if "note" in t] == ["bg: note 1"], toasts(app)
+    app.client.close()

@@ -20,6 +20,7 @@ beep at a failed completion, a job's `printf '\a'` when it ends); a tab not in f
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from textual.notifications import SeverityLevel
@@ -31,6 +32,7 @@ DEFAULTS = {"badge": True, "toast": True, "osc9": True, "osc777": True, "bell": 
 BADGES = {"waiting": ("! needs you ", "bold reverse yellow"), "done": ("✓ done ", "bold reverse green"),
           "bell": ("* bell ", "bold reverse magenta")}
 
+TOAST_FOR = 8  # seconds a toast stays up
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")  # nothing in a notification may end the sequence
 _MAX_TEXT = 200
 
@@ -57,6 +59,7 @@ class Notifier:
         self.badges: dict[int, str] = {}  # tab id -> "waiting" | "done"
         self.written: list[str] = []  # the sequences sent to the outer terminal (the last few)
         self._known: set[int] = set()  # the tabs of the last tab list
+        self._toasted: dict[int, float] = {}  # tab -> when its program's last notification toasted
 
     def start(self, hello: dict[str, Any]) -> None:
         self.settings.update(hello.get("notify") or {})
@@ -105,8 +108,14 @@ class Notifier:
             title, body = f"{name} is done", "finished working"
         else:
             title, body = name, clean(text)
-        if self.settings["toast"]:
-            self.app.notify(body or title, title=title, severity=severity, timeout=8)
+        now = time.monotonic()
+        # A program's own notifications toast one at a time per tab (six at once stacked six
+        # toasts over the tab's text for their whole 8 s); your terminal still gets each.
+        own = reason not in ("waiting", "done")
+        if self.settings["toast"] and not (own and now - self._toasted.get(tab, -TOAST_FOR) < TOAST_FOR):
+            self.app.notify(body or title, title=title, severity=severity, timeout=TOAST_FOR)
+            if own:
+                self._toasted[tab] = now
         self._outer(title, body)
 
     def shown(self, tab: int) -> None:
