@@ -72,11 +72,14 @@ class Commands:
         if tab is None:
             return
 
-        def renamed(new: str | None) -> None:
-            if new and new != tab.name:
-                self._call("rename", ops.TERMINAL_RENAME, {"name": tab.name, "new_name": new})
+        def renamer(new: str, done: Any) -> None:
+            def replied(reply: dict[str, Any]) -> None:  # on the session's reader thread
+                error = None if reply.get("ok") else reply["error"]["message"]
+                self.call_from_thread(done, error)  # type: ignore[attr-defined]  # (a refusal stays in the dialog)
 
-        self.push_screen(RenameScreen(tab.name), renamed)  # type: ignore[attr-defined]
+            self.client.call(ops.TERMINAL_RENAME, {"name": tab.name, "new_name": new}, replied)
+
+        self.push_screen(RenameScreen(tab.name, renamer))  # type: ignore[attr-defined]
 
     def action_restart_tab(self) -> None:
         tab = self._active()

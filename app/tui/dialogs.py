@@ -108,19 +108,41 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
 
 
 class RenameScreen(ModalScreen[str | None]):
+    """The tab's new name. `renamer(new, done)` asks the host; `done(error)` comes back (on the
+    UI's thread): None closes the dialog, a message stays in it under the name typed, kept for
+    a fix (as the new-tab dialog does)."""
+
     BINDINGS = [("escape", "dismiss(None)", "cancel")]
 
-    def __init__(self, current: str) -> None:
+    def __init__(self, current: str, renamer: Any = None) -> None:
         super().__init__()
         self.current = current
+        self.renamer = renamer
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(f"Rename tab '{self.current}'", classes="dialog-title")
             yield Input(value=self.current, id="rename")
+            yield Label("Enter renames, Escape cancels", id="rename-error", classes="dialog-error dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        new = event.value.strip()
+        if not new or new == self.current or self.renamer is None:
+            self.dismiss(new if new and new != self.current else None)
+            return
+        self._said("renaming ...")
+        self.renamer(new, self._renamed)
+
+    def _renamed(self, error: str | None) -> None:
+        if error is None:
+            self.dismiss(None)
+        else:
+            self._said(error)
+
+    def _said(self, text: str) -> None:
+        label = self.query_one("#rename-error", Label)
+        label.remove_class("dialog-hint")
+        label.update(text)
 
 
 class ConfirmScreen(ModalScreen[bool]):
