@@ -131,3 +131,23 @@ def test_closing_a_tab_whose_program_exited_does_not_ask_to_end_it(tiki_env, tmp
         outer.keys("w0", "Escape")
     finally:
         outer.close()
+
+
+def test_keys_typed_ahead_after_tab_go_to_the_next_field(tiki_env, tmp_path):
+    """In the new-tab dialog, `fast<Tab>sleep 99` arriving in one read (type-ahead, a keyboard
+    macro) put everything in the name field: the Tab moved the focus only after the keys behind
+    it had been handed to the name field."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
+        outer.keys("w0", "C-\\", "c")
+        outer.wait("w0", "New tab")
+        wait_until(lambda: "working directory" in outer.screen("w0"), 10, 0.05, what="the dialog's fields")
+        outer.keys("w0", "f", "a", "s", "t", "Tab", "s", "l", "e", "e", "p", "Space", "9", "9")
+        outer.wait("w0", "99")
+        screen = outer.settled("w0")
+        assert "fastsleep" not in screen, f"the command went into the name field:\n{screen}"
+        rows = [row for row in screen.splitlines() if "▊  fast " in row or "▊  sleep 99 " in row]
+        assert len(rows) == 2, f"name and command should be two fields:\n{screen}"
+    finally:
+        outer.close()

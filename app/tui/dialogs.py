@@ -8,6 +8,7 @@ import shutil
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
@@ -38,7 +39,12 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
     (on the UI's thread): None closes the dialog with the new tab's row, a message stays in the
     dialog under what was typed, which is kept for a fix."""
 
-    BINDINGS = [("escape", "dismiss(None)", "cancel")]
+    # Tab and Shift+Tab as priority bindings: the app then moves the focus as it takes the key,
+    # before it hands on the keys read with it -- typed ahead (`name<Tab>command` in one read),
+    # they went to the field the Tab left.
+    BINDINGS = [("escape", "dismiss(None)", "cancel"),
+                Binding("tab", "app.focus_next", show=False, priority=True),
+                Binding("shift+tab", "app.focus_previous", show=False, priority=True)]
     AUTO_FOCUS = "#new-name"
 
     def __init__(self, taken: set[str] | None = None, opener: Any = None) -> None:
