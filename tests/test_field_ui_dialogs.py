@@ -151,3 +151,4 @@ def test_keys_typed_ahead_after_tab_go_to_the_next_field(tiki_env, tmp_path):
         assert len(rows) == 2, f"name and command should be two fields:\n{screen}"
     finally:
         outer.close()
+

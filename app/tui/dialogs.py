@@ -15,6 +15,12 @@ from textual.widgets import Button, Input, Label, Markdown
 
 AI_CLIS = ("claude", "codex", "gemini", "aider")
 
+# Tab and Shift+Tab in a dialog, as priority bindings: the app then moves the focus as it takes
+# the key, before it hands on the keys read with it. Typed ahead (`name<Tab>command`, Tab Enter
+# on a question, in one read), they went to the field or button the Tab left.
+FOCUS_KEYS = [Binding("tab", "app.focus_next", show=False, priority=True),
+              Binding("shift+tab", "app.focus_previous", show=False, priority=True)]
+
 
 def presets() -> list[tuple[str, str]]:
     """(name, command) for the AI CLIs found on PATH and the user's shell."""
@@ -39,12 +45,7 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
     (on the UI's thread): None closes the dialog with the new tab's row, a message stays in the
     dialog under what was typed, which is kept for a fix."""
 
-    # Tab and Shift+Tab as priority bindings: the app then moves the focus as it takes the key,
-    # before it hands on the keys read with it -- typed ahead (`name<Tab>command` in one read),
-    # they went to the field the Tab left.
-    BINDINGS = [("escape", "dismiss(None)", "cancel"),
-                Binding("tab", "app.focus_next", show=False, priority=True),
-                Binding("shift+tab", "app.focus_previous", show=False, priority=True)]
+    BINDINGS = [("escape", "dismiss(None)", "cancel"), *FOCUS_KEYS]
     AUTO_FOCUS = "#new-name"
 
     def __init__(self, taken: set[str] | None = None, opener: Any = None) -> None:
@@ -154,7 +155,8 @@ class RenameScreen(ModalScreen[str | None]):
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question whose default (Enter) is No: the dangerous answer takes a choice."""
 
-    BINDINGS = [("escape", "dismiss(False)", "no"), ("y", "dismiss(True)", "yes"), ("n", "dismiss(False)", "no")]
+    BINDINGS = [("escape", "dismiss(False)", "no"), ("y", "dismiss(True)", "yes"), ("n", "dismiss(False)", "no"),
+                *FOCUS_KEYS]
     AUTO_FOCUS = "#no"
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
@@ -175,7 +177,7 @@ class ConfirmScreen(ModalScreen[bool]):
 class ConsentScreen(ModalScreen[str]):
     """The coordinator wants to type into a shell tab: allow once / always for this tab / deny."""
 
-    BINDINGS = [("escape", "dismiss('deny')", "deny")]
+    BINDINGS = [("escape", "dismiss('deny')", "deny"), *FOCUS_KEYS]
 
     def __init__(self, tab: str, tool: str, args: dict[str, Any]) -> None:
         super().__init__()
