@@ -27,11 +27,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
 from ...protocol import ops
-from ...protocol.limits import QUEUE_FOR
-from .. import client
 from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
-from .messages import PanelNote
+from .panel_cht import ChtLines
 
 MODES = ("CHT", "KEY", "AI")
 
@@ -58,6 +56,15 @@ class ModeInput(Input):
             event.stop()
             self.panel.cancel_run()
             return
+        if event.key == "enter":
+            # Submitted here, in order with the keys: through Input's `submit` binding the line
+            # went after the keys read behind the Enter were typed into it (lines typed ahead
+            # were merged, and sent once per Enter). The next line starts empty.
+            event.stop()
+            event.prevent_default()
+            line, self.value = self.value, ""
+            self.post_message(self.Submitted(self, line))
+            return
         await super()._on_key(event)
 
 
@@ -78,6 +85,7 @@ class AgentPanel(Vertical):
         # (one character a row once shown), so they wait for a width (`shown`).
         self.hidden = False
         self._unshown: list[Text] = []
+        self.cht = ChtLines(self)
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
@@ -156,39 +164,15 @@ class AgentPanel(Vertical):
         self.write(f"cancel requested (run {', '.join(self._mine)})", "yellow")
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value
-        event.input.value = ""
+        text = event.value  # (the line is empty already: ModeInput)
         if self.mode == "CHT":
             tab = self.tiki.view.tab_id
             if tab is None:
                 self.write("no active tab", "red")
                 return
-            self.run_worker(lambda: self._type(tab, text), thread=True, group="cht")
+            self.cht.add(tab, text)
         elif self.mode == "AI":
             self.submit_ai(text.strip())
-
-    def _type(self, tab: int, text: str) -> None:
-        """CHT: the host types the line with its one typing policy (`terminal.send`: a paste,
-        Enter after a gap and verified; into a working agent once it is idle). A request of
-        its own, as `tiki terminal-send` makes: it streams `queued` and may wait minutes."""
-        name = next((t.name for t in self.tiki.tabs if t.id == tab), None)
-        if name is None:
-            self.post_message(PanelNote("CHT: that tab is gone", "red"))
-            return
-
-        def queued(event: dict[str, Any]) -> None:
-            if event.get("event") == "queued":
-                self.post_message(PanelNote(f"CHT: {name} is {event['state']}; your line is queued and typed "
-                                            "when it is idle", "yellow"))
-
-        try:
-            result = client.call(ops.TERMINAL_SEND.name, ops.TabSend(name=name, text=text, wait=True),
-                                 timeout=QUEUE_FOR + 60, on_event=queued, socket_path=self.tiki.client.socket_path)
-        except (client.HostError, client.NoHost, client.ClientTimeout) as exc:
-            self.post_message(PanelNote(f"CHT: {getattr(exc, 'message', None) or exc}", "red"))
-            return
-        if result.get("queued_ms"):
-            self.post_message(PanelNote(f"CHT: typed into {name}", "dim"))
 
     def submit_ai(self, text: str) -> None:
         if not text or not self.tiki.has_coordinator:
