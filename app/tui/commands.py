@@ -104,13 +104,13 @@ class Commands:
     def action_toggle_focus(self) -> None:
         # set_focus at once (widget.focus() is deferred): keys typed right after the command
         # must already reach the widget it chose
-        view = self.view  # type: ignore[attr-defined]
-        if view.has_focus:
+        line = self.panel.query_one("#agent-input")  # type: ignore[attr-defined]
+        if self.screen.focused is not line:  # type: ignore[attr-defined]  # (the view, or nothing)
             if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
                 self.action_cycle_panel()
-            self.screen.set_focus(self.panel.query_one("#agent-input"))  # type: ignore[attr-defined]
+            self.screen.set_focus(line)  # type: ignore[attr-defined]
         else:
-            self.screen.set_focus(view)  # type: ignore[attr-defined]
+            self.screen.set_focus(self.view)  # type: ignore[attr-defined]
 
     def action_cycle_panel(self) -> None:
         order = settings_store.PANELS
@@ -128,6 +128,8 @@ class Commands:
             position = "bottom"
         self.main_area.set_classes(f"panel-{position}")  # type: ignore[attr-defined]
         self.panel.shown(position != "hidden")  # type: ignore[attr-defined]
+        if position == "hidden" and self.screen.focused is self.panel.query_one("#agent-input"):  # type: ignore[attr-defined]
+            self.screen.set_focus(self.view)  # type: ignore[attr-defined]  # (hidden, it leaves the keyboard to the tab)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]
