@@ -17,8 +17,10 @@ cancels only this panel's runs, queued or running.
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
+from rich.console import RenderableType
 from rich.panel import Panel
 from rich.text import Text
 from textual import events
@@ -68,7 +70,7 @@ class ModeInput(Input):
         await super()._on_key(event)
 
 
-UNSHOWN_KEPT = 200  # notes kept for a hidden panel (the oldest go first)
+LOG_KEPT = 1000  # what the log keeps to lay out again at a new width (the oldest go first)
 
 
 class AgentPanel(Vertical):
@@ -81,10 +83,12 @@ class AgentPanel(Vertical):
         self._asked: list[str] = []  # requests sent whose run id is not known yet
         self._mine: list[str] = []  # this panel's runs that have not ended, oldest first
         self._sources: dict[str, str] = {}  # other runs' sources, for their label
-        # Notes written while the panel is hidden: the log would lay them out 0 columns wide
-        # (one character a row once shown), so they wait for a width (`shown`).
+        # The log lays a line out once, at the width it has then: hidden, 0 columns (a character
+        # a row once shown, a tool card an empty box); docked elsewhere, cut at the new edge. So
+        # what it shows is kept, and laid out again when its width changes (`_lay_out`).
         self.hidden = False
-        self._unshown: list[Text] = []
+        self._kept: deque[RenderableType] = deque(maxlen=LOG_KEPT)
+        self._laid_out: int | None = None  # the log's width when it was last laid out (None: stale)
         self.cht = ChtLines(self)
 
     def compose(self) -> ComposeResult:
@@ -98,20 +102,33 @@ class AgentPanel(Vertical):
     def log_widget(self) -> RichLog:
         return self.query_one("#agent-log", RichLog)
 
-    def write(self, text: str | Text, style: str = "") -> None:
+    def write(self, text: str | RenderableType, style: str = "") -> None:
         line = Text(text, style=style) if isinstance(text, str) else text
+        self._kept.append(line)
         if self.hidden:
-            self._unshown = self._unshown[-UNSHOWN_KEPT + 1:] + [line]
+            self._laid_out = None
         else:
             self.log_widget.write(line)
 
     def shown(self, visible: bool) -> None:
-        """The panel was hidden or shown (`apply_panel`): notes kept meanwhile go in once the
-        log has its width again."""
+        """The panel was hidden or shown (`apply_panel`)."""
         self.hidden = not visible
-        if visible and self._unshown:
-            lines, self._unshown = self._unshown, []
-            self.call_after_refresh(lambda: [self.log_widget.write(line) for line in lines])
+        if visible:
+            self.call_after_refresh(self._lay_out)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._lay_out)
+
+    def _lay_out(self) -> None:
+        """What the log keeps, laid out again at its width, when that changed (or lines came
+        while it was hidden)."""
+        log = self.log_widget
+        if self.hidden or log.size.width <= 0 or log.size.width == self._laid_out:
+            return
+        self._laid_out = log.size.width
+        log.clear()
+        for line in self._kept:
+            log.write(line)
 
     # -- modes -------------------------------------------------------------------------------
 
@@ -216,7 +233,7 @@ class AgentPanel(Vertical):
         if kind == "started":
             self.set_status("coordinator: started")
         elif kind == "tool_end":
-            self.log_widget.write(tool_card(data))
+            self.write(tool_card(data))
         elif kind in ("correction", "compacted", "loading"):
             self.write(event_text(data) or "", "yellow" if kind == "correction" else "dim")
         elif kind == "done":
@@ -238,7 +255,7 @@ class AgentPanel(Vertical):
         if kind == "started":
             self.write(Text.assemble((f"{label} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
         elif kind == "tool_end":
-            self.log_widget.write(tool_card(data, f"{label} · "))
+            self.write(tool_card(data, f"{label} · "))
         elif kind in ("correction", "compacted", "loading"):
             self.write(f"{label}: {event_text(data) or ''}", "dim")
         elif kind in ("done", "error"):
