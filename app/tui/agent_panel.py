@@ -58,6 +58,11 @@ class ModeInput(Input):
             event.stop()
             self.panel.cancel_run()
             return
+        if event.key in ("pageup", "pagedown", "ctrl+home", "ctrl+end"):  # the log, from the keyboard
+            event.stop()
+            event.prevent_default()
+            self.panel.scroll_log(event.key)
+            return
         if event.key == "enter":
             # Submitted here, in order with the keys: through Input's `submit` binding the line
             # went after the keys read behind the Enter were typed into it (lines typed ahead
@@ -109,6 +114,13 @@ class AgentPanel(Vertical):
             self._laid_out = None
         else:
             self.log_widget.write(line)
+
+    def scroll_log(self, key: str) -> None:
+        """PageUp / PageDown a page of the log, Ctrl+Home / Ctrl+End its start and end (the log
+        cannot take the focus: the input line keeps it, and these keys edit nothing there)."""
+        log = self.log_widget
+        {"pageup": log.scroll_page_up, "pagedown": log.scroll_page_down,
+         "ctrl+home": log.scroll_home, "ctrl+end": log.scroll_end}[key](animate=False)
 
     def shown(self, visible: bool) -> None:
         """The panel was hidden or shown (`apply_panel`)."""
