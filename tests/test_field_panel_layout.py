@@ -78,3 +78,26 @@ def test_lines_written_with_the_panel_at_the_bottom_wrap_when_it_docks_right(tik
         assert "THE-END-WORD" in screen, "the message's end is cut off in the right-docked panel:\n" + screen
     finally:
         outer.close()
+
+
+def test_the_status_line_shows_the_generation_figures_in_a_right_docked_panel(fake_env, fake, tmp_path):
+    """Docked right (45 columns), the status line was cut at one row: `turn 1 · generating 19
+    tok · 0.6` -- the rate and the seconds, what tells a slow model from a stuck one, never
+    showed."""
+    fake.script(Reply(chunks=['{"tool": "done", '] + ['"args": {"message": "slow-run-over"}}'], delay=3.0),
+                Reply.action("done", message="second"))
+    outer = Outer(fake_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH_TAB)
+        outer.keys("w0", "C-\\", "a")
+        outer.wait("w0", "CHT: type into the active tab")
+        outer.keys("w0", "BTab", "BTab")  # CHT -> KEY -> AI
+        outer.wait("w0", "AI: ask the coordinator")
+        outer.literal("w0", "go slowly")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "generating")
+        wait_until(lambda: "tok/s" in panel_text(outer, 90), 10, 0.05,
+                   what=f"the rate in the status line:\n{panel_text(outer, 90)}")
+        outer.wait("w0", "slow-run-over")
+    finally:
+        outer.close()
