@@ -46,3 +46,17 @@ async def test_the_panel_follows_its_own_run_and_esc_cancels_only_that(agent):
         if outside.poll() is None:
             a.coordinator.cancel().get(timeout=5)
         outside.communicate(timeout=15)
+
+
+def test_another_runs_tool_card_keeps_the_tools_name_in_a_narrow_panel():
+    """Docked right (~45 columns), another client's card read `another client's run
+    0adc61b62b · list_t─`: the label came first and the tool's name was cut."""
+    from rich.console import Console
+
+    from tikitaka.app.tui.agent_panel import tool_card
+
+    console = Console(width=45, record=True, color_system=None)
+    console.print(tool_card({"tool": "list_terminals", "duration": 0.01, "args": {}, "result": {"ok": True}},
+                            "another client's run 0adc61b62b"))
+    shown = console.export_text()
+    assert "list_terminals · 0.01 s" in shown and "another client's run 0adc61b62b" in shown, shown

@@ -267,7 +267,7 @@ class AgentPanel(Vertical):
         if kind == "started":
             self.write(Text.assemble((f"{label} ", "bold magenta"), str(data.get("prompt", ""))[:300]))
         elif kind == "tool_end":
-            self.write(tool_card(data, f"{label} · "))
+            self.write(tool_card(data, label))
         elif kind in ("correction", "compacted", "loading"):
             self.write(f"{label}: {event_text(data) or ''}", "dim")
         elif kind in ("done", "error"):
@@ -286,5 +286,7 @@ def tool_card(event: dict[str, Any], label: str = "") -> Panel:
     body.append("args   ", "dim").append(args[:300] + ("…" if len(args) > 300 else ""))
     body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
                                            "green" if ok else "red")
-    return Panel(body, title=f"{label}{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
+    # (whose run under the card: before the tool's name, in a narrow panel, it pushed the name out)
+    return Panel(body, title=f"{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
+                 subtitle=label or None, subtitle_align="left",
                  border_style="green" if ok else "red", expand=True)
