@@ -255,3 +255,22 @@ def test_transcript_days_zero_keeps_every_transcript(agent):
     a.fake.script(Reply.action("done", message="ok"))
     a.run("anything")
     assert (folder / "runs-2001-01-01.jsonl").exists()
+
+
+def test_a_run_cancelled_mid_generation_counts_what_it_generated(agent):
+    """Cancelled while generating, a run ended `stopped · 1 turn · 0 tok` just after its status
+    line said `generating 32 tok` (a field tester, in the panel): the cut-short turn's tokens
+    were never added."""
+    a = agent()
+    a.fake.script(Reply(chunks=['{"tool": "done", ', '"args": {"message": ', '"never'], stall_after=3, stall_for=20))
+    run_id = a.coordinator.submit("hi").get()
+    wait_until(lambda: a.fake.requests, what="generating")
+    deadline = time.monotonic() + 10
+    while True:  # until its status line shows tokens generated
+        event = a.events.get(timeout=max(0.1, deadline - time.monotonic()))
+        if isinstance(event, Generating) and event.run_id == run_id and event.tokens > 0:
+            break
+    assert a.coordinator.cancel().get(timeout=2) is True
+    final, _ = a.collect(run_id, timeout=5)
+    assert isinstance(final, RunError) and final.reason == "cancelled"
+    assert final.tokens > 0, final

@@ -145,6 +145,9 @@ class AgentLoop:
             self.fit(budget, harder=True)
             run.publish(Correction(run.run_id, str(exc), "prompt too long: compacted and retried"))
             return None
+        except BaseException:
+            self.tokens += meter.tokens  # a turn cut short (cancelled, failed) still generated these
+            raise
         meter.final(output)
         self.tokens += output.tokens
         total = output.prompt_total is not None
@@ -280,11 +283,11 @@ class Meter:
         self.started = time.monotonic()
         self.first: float | None = None
         self.last = 0.0
+        self.tokens = 0  # generated so far (what a turn cut short still counts)
 
     def progress(self, tokens: int, thinking: int) -> None:
-        now = time.monotonic()
-        if self.first is None:
-            self.first = now
+        now, self.tokens = time.monotonic(), tokens
+        self.first = now if self.first is None else self.first
         if now - self.last >= PROGRESS_EVERY:
             self.last = now
             rate = (tokens + thinking) / (now - self.first) if now > self.first else 0.0
