@@ -25,7 +25,7 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
     printed here, once. `hung`: no answer in time means the host is stopped or hung (a quick
     question), and the message says so and what to do."""
     try:
-        schema.check(op.args, dict(args or {}))
+        schema.check(op.args, json.loads(json.dumps(dict(args or {}))))  # (as the host will see it: JSON)
     except schema.SchemaError as exc:  # the user's own mistake: a usage error, before any host is asked
         return fail(_as_typed(str(exc)), ipc.EXIT_USAGE), None
     try:
