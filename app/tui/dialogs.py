@@ -178,9 +178,9 @@ class ConsentScreen(ModalScreen[str]):
     """The coordinator wants to type into a shell tab: allow once / always for this tab / deny."""
 
     # Deny has the focus, as No has in the other questions: the question pops up while you type,
-    # and the Enter that ended your line ran what a small model chose ("Allow once" had it).
-    BINDINGS = [("escape", "dismiss('deny')", "deny"), ("y", "dismiss('once')", "allow once"),
-                ("a", "dismiss('always')", "always"), ("n", "dismiss('deny')", "deny"), *FOCUS_KEYS]
+    # and the Enter that ended your line ran what a small model chose ("Allow once" had it). No
+    # letter keys for the same reason: an `a` in the word being typed would allow it always.
+    BINDINGS = [("escape", "dismiss('deny')", "deny"), *FOCUS_KEYS]
     AUTO_FOCUS = "#deny"
 
     def __init__(self, tab: str, tool: str, args: dict[str, Any]) -> None:
@@ -193,9 +193,9 @@ class ConsentScreen(ModalScreen[str]):
             yield Label(f"The coordinator wants to {self.tool} in shell tab '{self.tab}':", classes="dialog-title")
             yield Label(str(what)[:500], classes="consent-text")
             with Horizontal(classes="buttons"):
-                yield Button("Allow once (y)", variant="primary", id="once")
-                yield Button(f"Always for {self.tab} (a)", id="always")
-                yield Button("Deny (n)", variant="error", id="deny")
+                yield Button("Allow once", variant="primary", id="once")
+                yield Button(f"Always for {self.tab}", id="always")
+                yield Button("Deny", variant="error", id="deny")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id or "deny")
