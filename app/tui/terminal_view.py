@@ -35,6 +35,9 @@ from .scrollback_mode import ScrollbackMode
 
 # How long a tab switch may show the last tab's screen while the new one's is on its way.
 SWITCH_WAIT = 0.25
+# A size is told once the screen has the window's size (Textual resizes it ~8 ms after the
+# window changed): looked at again every SETTLE_STEP s, told as it is after SETTLE_TRIES looks.
+SETTLE_STEP, SETTLE_TRIES = 0.01, 50
 
 
 def _rich_color(color: Any) -> RichColor | None:
@@ -245,8 +248,14 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         # 100-column window, then 100x19. (Told once per size: `_tell_size`.)
         self.call_after_refresh(self._tell_size)
 
-    def _tell_size(self) -> None:
+    def _tell_size(self, tries: int = 0) -> None:
         width, height = self.size
+        screen = self.screen.size
+        if (screen != self.app.size or width > screen.width or height > screen.height) and tries < SETTLE_TRIES:
+            # A layout made before the screen took the window's new size (the refresh can come
+            # between the two): not the tab's size. Asked again once the screen has it.
+            self.set_timer(SETTLE_STEP, lambda: self._tell_size(tries + 1))
+            return
         if self.client is not None and width > 0 and height > 0 and (width, height) != self._told_size:
             self._told_size = (width, height)
             self.client.resize(width, height)
