@@ -26,10 +26,7 @@ def test_enter_on_the_consent_question_does_not_run_the_command(fake_env, fake, 
     outer = Outer(fake_env, cols=140, rows=45)
     try:
         outer.start_ui(tmp_path / "ws.toml", BASH_TAB)
-        outer.keys("w0", "C-\\", "a")
-        outer.wait("w0", "CHT: type into the active tab")
-        outer.keys("w0", "BTab", "BTab")  # CHT -> KEY -> AI
-        outer.wait("w0", "AI: ask the coordinator")
+        outer.ai_mode()
         outer.literal("w0", "tidy up the shell")
         outer.keys("w0", "Enter")
         outer.wait("w0", "The coordinator wants to")

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from conftest import BASH_TAB, TIKI, wait_until
-from tmux_outer import Outer
+from tmux_outer import Outer, panel_at
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
-
-
-def panel_at(env: dict[str, str], where: str) -> None:
-    config = Path(env["TIKI_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "ui.toml").write_text(f'panel = "{where}"\n')
 
 
 def in_the_panel(outer: Outer, text: str) -> None:

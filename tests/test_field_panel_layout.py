@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from conftest import BASH_TAB, TIKI, wait_until
 from fake_ollama import Reply
-from tmux_outer import Outer
+from tmux_outer import Outer, panel_at
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
-
-
-def panel_at(env: dict[str, str], where: str) -> None:
-    config = Path(env["TIKI_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "ui.toml").write_text(f'panel = "{where}"\n')
 
 
 def panel_text(outer: Outer, left: int) -> str:
@@ -89,10 +82,7 @@ def test_the_status_line_shows_the_generation_figures_in_a_right_docked_panel(fa
     outer = Outer(fake_env, cols=140, rows=45)
     try:
         outer.start_ui(tmp_path / "ws.toml", BASH_TAB)
-        outer.keys("w0", "C-\\", "a")
-        outer.wait("w0", "CHT: type into the active tab")
-        outer.keys("w0", "BTab", "BTab")  # CHT -> KEY -> AI
-        outer.wait("w0", "AI: ask the coordinator")
+        outer.ai_mode()
         outer.literal("w0", "go slowly")
         outer.keys("w0", "Enter")
         outer.wait("w0", "generating")

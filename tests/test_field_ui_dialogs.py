@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from conftest import wait_until
-from tmux_outer import Outer
+from tmux_outer import Outer, panel_at
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
 
@@ -20,11 +19,11 @@ def tab(name: str) -> str:
     return f'[[tab]]\nname = "{name}"\ncommand = {command}\n'
 
 
-def panel_hidden(env: dict[str, str]) -> None:
-    """The agent panel hidden (prefix z until hidden), as ui.toml remembers it."""
-    config = Path(env["TIKI_CONFIG_DIR"])
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "ui.toml").write_text('panel = "hidden"\n')
+def new_tab_dialog(outer: Outer) -> None:
+    """prefix c, and the new-tab dialog's fields shown."""
+    outer.keys("w0", "C-\\", "c")
+    outer.wait("w0", "New tab")
+    wait_until(lambda: "working directory" in outer.screen("w0"), 10, 0.05, what="the dialog's fields")
 
 
 def rename_to(outer: Outer, new: str) -> None:
@@ -41,7 +40,7 @@ def test_a_refused_rename_says_why_in_the_dialog_and_keeps_the_name_typed(tiki_e
     with the agent panel hidden the UI said nothing at all -- the refusal went to the hidden
     panel. The dialog says why now, under the name typed (kept for a fix, as the new-tab dialog
     does), whatever the panel shows."""
-    panel_hidden(tiki_env)
+    panel_at(tiki_env, "hidden")
     outer = Outer(tiki_env, cols=100, rows=30)
     try:
         outer.start_ui(tmp_path / "ws.toml", tab("one") + tab("two"), ready="I-am-one")
@@ -81,9 +80,7 @@ def test_new_tab_dialog_shows_why_a_long_name_is_refused(tiki_env, tmp_path):
     outer = Outer(tiki_env, cols=140, rows=45)
     try:
         outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
-        outer.keys("w0", "C-\\", "c")
-        outer.wait("w0", "New tab")
-        wait_until(lambda: "working directory" in outer.screen("w0"), 10, 0.05, what="the dialog's fields")
+        new_tab_dialog(outer)
         outer.literal("w0", "x" * 200)
         outer.keys("w0", "Enter")
         screen = outer.wait("w0", "invalid tab name")
@@ -140,9 +137,7 @@ def test_keys_typed_ahead_after_tab_go_to_the_next_field(tiki_env, tmp_path):
     outer = Outer(tiki_env, cols=140, rows=45)
     try:
         outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
-        outer.keys("w0", "C-\\", "c")
-        outer.wait("w0", "New tab")
-        wait_until(lambda: "working directory" in outer.screen("w0"), 10, 0.05, what="the dialog's fields")
+        new_tab_dialog(outer)
         outer.keys("w0", "f", "a", "s", "t", "Tab", "s", "l", "e", "e", "p", "Space", "9", "9")
         outer.wait("w0", "99")
         screen = outer.settled("w0")

@@ -103,11 +103,25 @@ class Outer:
         vt.feed_str(self.screen(window, escapes=True).rstrip("\n").replace("\n", "\r\n"))
         return [[(cell.char, repr(cell.pen)) for cell in line.cells[:cols]] for line in vt.view()]
 
+    def ai_mode(self, window: str = "w0") -> None:
+        """The keyboard to the agent panel (prefix a), then its AI mode (Shift+Tab twice)."""
+        self.keys(window, "C-\\", "a")
+        self.wait(window, "CHT: type into the active tab")
+        self.keys(window, "BTab", "BTab")  # CHT -> KEY -> AI
+        self.wait(window, "AI: ask the coordinator")
+
     def close(self) -> None:
         """End the outer terminal and the host its `tiki` started: a UI's host runs on by design
         after its terminal is gone, so it is stopped explicitly (a no-op when none runs)."""
         self.tmux("kill-server")
         subprocess.run([TIKI, "shutdown"], env=self.env, capture_output=True, timeout=60)
+
+
+def panel_at(env: dict[str, str], where: str) -> None:
+    """The agent panel docked `where` (right, bottom, hidden) at start, as ui.toml remembers it."""
+    config = Path(env["TIKI_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "ui.toml").write_text(f'panel = "{where}"\n')
 
 
 def alive(pid: int) -> bool:
