@@ -29,7 +29,10 @@ def new_tab_dialog(outer: Outer) -> None:
 def rename_to(outer: Outer, new: str) -> None:
     outer.keys("w0", "C-\\", ",")
     outer.wait("w0", "Rename tab")
-    outer.keys("w0", "C-a", "C-k")  # (the field holds the current name)
+    # The field holds the current name, selected: typing replaces it, as a user renames. (Not
+    # Ctrl+A Ctrl+K first: sent in one burst, Textual runs those bindings once they have bubbled
+    # up to the app, which can be after the Input has taken the letters typed behind them -- a
+    # loaded CI run ended with an empty field.)
     outer.literal("w0", new)
     outer.wait("w0", f"▊  {new} ")  # (the field, not the tab bar)
     outer.keys("w0", "Enter")

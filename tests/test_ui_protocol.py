@@ -380,3 +380,26 @@ def test_tiki_inside_a_tab_attaches_to_another_host(serve, tiki_env):
                what="the other host's tab watched by the UI in this host's tab")
     host.run("terminal-key", "sh", "ctrl+\\", "d")  # detach it with the prefix
     assert "ui-exit0-0" in host.wait_text("sh", "ui-exit0-")
+
+
+def test_a_ui_that_starts_watching_a_busy_tab_gets_the_whole_screen_first(serve):
+    """A tab printing all the time, UIs attaching to it one after another (the first of them
+    alone, later ones beside a UI that stays): each one's first frame is the whole screen.
+    A frame of changed rows the tab drew between the watch and its snapshot went out first
+    (a CI run's first frame had 2 of 24 rows), and a UI drew rows on a screen it did not have."""
+    host = serve(BASH_TAB)
+    probe = Session(host.env, 80, 24)
+    sh = probe.tabs["sh"]
+    probe.client.input(sh, b"i=0; while :; do printf '\\r%d' $((i+=1)); sleep 0.001; done\r")  # one row, always
+    seen: list[tuple[bool, int]] = []
+    for attempt in range(40):
+        if attempt == 20:  # from here on a UI stays on the tab: the others join its feed
+            probe.client.watch(sh)
+            probe.next("screen")
+        ui = Session(host.env, 80, 24)
+        ui.client.watch(sh)
+        first = ui.next("screen", where=lambda e: e["tab"] == sh)
+        seen.append((first["full"], len(first["lines"])))
+        ui.client.close()
+    assert seen == [(True, 24)] * 40, seen
+    probe.client.input(sh, b"\x03")

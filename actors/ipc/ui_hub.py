@@ -160,7 +160,7 @@ class UiHub:
         with self._lock:
             self._unfeed(session)
             session.tab = tab
-            session.outbox.keep_only(tab)
+            session.outbox.watching(tab)
             self.touch(session)  # the resize reaches the tab before the snapshot is taken
             feed = self._feeds.get(tab)
             if feed is None:

@@ -38,6 +38,10 @@ class Outbox:
         self._events: deque[bytes] = deque()
         self._queued = 0  # bytes in `_events`
         self._screens: dict[int, ScreenFrame] = {}
+        # The tab the UI just started watching, until its snapshot is here: the tab's diffs can
+        # arrive first (they come from the tab's notifier, the snapshot by way of the hub) and
+        # wait to be merged with it -- a UI's first frame of a tab is the whole screen.
+        self._awaiting: int | None = None
         self._closed = False
         self.frames_sent = 0
         self.merged = 0  # frames folded into a pending one because the UI was not ready
@@ -70,13 +74,17 @@ class Outbox:
                 self.merged += 1
                 update = pending.merge(update)
             self._screens[update.tab] = update
+            if update.full and update.tab == self._awaiting:
+                self._awaiting = None
             self._cond.notify()
 
-    def keep_only(self, tab: int | None) -> None:
-        """The UI switched tabs: frames of the others that were not sent are dropped."""
+    def watching(self, tab: int) -> None:
+        """The UI (re)started watching `tab`: frames of the others that were not sent are
+        dropped, and the tab's wait for the snapshot that is on its way."""
         with self._cond:
             for other in [t for t in self._screens if t != tab]:
                 del self._screens[other]
+            self._awaiting = tab
 
     def close(self) -> None:
         with self._cond:
@@ -90,18 +98,20 @@ class Outbox:
             with self._cond:
                 while True:
                     wait = self._budget.wait()
-                    due = bool(self._screens) and wait == 0.0
+                    ready = any(tab != self._awaiting for tab in self._screens)
+                    due = ready and wait == 0.0
                     if self._closed or self._events or due:
                         break
-                    self._cond.wait(wait if self._screens else None)
+                    self._cond.wait(wait if ready else None)
                 if self._closed:
                     return
                 data = list(self._events)
                 self._events.clear()
                 self._queued = 0
-                screens = list(self._screens.values()) if due else []
+                screens = [pending for tab, pending in self._screens.items() if tab != self._awaiting] if due else []
+                for screen in screens:
+                    del self._screens[screen.tab]
                 if due:
-                    self._screens.clear()
                     self._budget.spend()
             data.extend(frame(self._prefix, screen.body()) for screen in screens)
             try:
