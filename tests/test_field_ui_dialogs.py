@@ -150,3 +150,26 @@ def test_keys_typed_ahead_after_tab_go_to_the_next_field(tiki_env, tmp_path):
     finally:
         outer.close()
 
+
+
+def test_editing_keys_typed_ahead_into_a_field_apply_where_they_were_typed(tiki_env, tmp_path):
+    """`ab`, Backspace, `c` arriving in one read (type-ahead while the UI is busy, a fast
+    typist over a slow link) gave `ab` in the rename field: Textual runs an Input's editing
+    keys (Backspace, Ctrl+U, Home ...) once they have bubbled up to the app, after the letters
+    read behind them were typed -- the Backspace took the `c`. In the agent panel's line,
+    Ctrl+U behind `xyz` and before `hi` took the `hi` too."""
+    outer = Outer(tiki_env, cols=100, rows=30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one") + tab("two"), ready="I-am-one")
+        outer.keys("w0", "C-\\", ",")
+        outer.wait("w0", "Rename tab")
+        outer.keys("w0", "a", "b", "BSpace", "c", "Home", "x")  # one tmux command: one read
+        outer.wait("w0", "▊  xac ", timeout=10)
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Rename tab" not in outer.screen("w0"), 10, 0.05, what="the dialog to close")
+        outer.keys("w0", "C-\\", "a")
+        outer.wait("w0", "CHT: type into the active tab")
+        outer.keys("w0", "x", "y", "z", "C-u", "h", "i", "Left", "C-k", "!")
+        outer.wait("w0", "CHT ▊  h! ", timeout=10)
+    finally:
+        outer.close()

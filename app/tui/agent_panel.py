@@ -32,11 +32,12 @@ from ...protocol import ops
 from ..agent_progress import event_text, status_text
 from .keys import key_to_bytes
 from .panel_cht import ChtLines
+from .text_field import TextField
 
 MODES = ("CHT", "KEY", "AI")
 
 
-class ModeInput(Input):
+class ModeInput(TextField):
     """The panel's input line; in KEY mode it forwards keys instead of editing."""
 
     def __init__(self, panel: "AgentPanel", **kwargs: Any) -> None:

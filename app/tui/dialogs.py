@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
+from .text_field import TextField
+
 AI_CLIS = ("claude", "codex", "gemini", "aider")
 
 # Tab and Shift+Tab in a dialog, as priority bindings: the app then moves the focus as it takes
@@ -59,9 +61,9 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="presets"):
                 for index, (name, _command) in enumerate(presets()):
                     yield Button(name, id=f"preset-{index}", classes="preset")
-            yield Input(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
-            yield Input(placeholder="command (default: your shell)", id="new-command")
-            yield Input(placeholder="working directory (default: here)", id="new-cwd")
+            yield TextField(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
+            yield TextField(placeholder="command (default: your shell)", id="new-command")
+            yield TextField(placeholder="working directory (default: here)", id="new-cwd")
             yield Label("", id="new-error", classes="dialog-error")
             with Horizontal(classes="buttons"):
                 yield Button("Open", variant="primary", id="open")
@@ -129,7 +131,7 @@ class RenameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(f"Rename tab '{self.current}'", classes="dialog-title")
-            yield Input(value=self.current, id="rename")
+            yield TextField(value=self.current, id="rename")
             yield Label("Enter renames, Escape cancels", id="rename-error", classes="dialog-error dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
