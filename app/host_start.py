@@ -36,6 +36,8 @@ def log_file() -> Path:
 def running_host(socket_path: Path) -> dict | None:
     """The host.info of the host on `socket_path`, or None when there is none; HostStartFailed
     when one is there but does not answer (starting another would only find it in the way)."""
+    if (stopped := stopped_host(socket_path)) is not None:
+        raise HostStartFailed(stopped)
     try:
         return call(ops.HOST_INFO.name, {}, timeout=10, socket_path=socket_path, patience=2)
     except NoHost:
@@ -57,6 +59,43 @@ def hung_host(socket_path: Path) -> str:
     pid = record.pid
     return (f"the host at {socket_path} (pid {pid}) does not answer (stopped or hung): `kill -CONT {pid}`, "
             f"or `kill {pid}` and run tiki again")
+
+
+def stopped_host(socket_path: Path) -> str | None:
+    """What to say when the host recorded for `socket_path` is stopped -- SIGSTOP, or Ctrl+Z
+    where `tiki serve` runs in a terminal --, None when it is not (or we cannot tell). Asked
+    before a question to the host: a stopped host takes connections and answers none, so the
+    question would wait out its whole timeout before `hung_host` could say anything."""
+    from ..actors.host_record import left_behind  # (light: json and paths)
+
+    record = left_behind(socket_path)
+    if record is None or _process_state(record.pid) not in ("T", "t"):
+        return None
+    pid = record.pid
+    return (f"the host at {socket_path} (pid {pid}) is stopped (SIGSTOP, or Ctrl+Z where it runs): "
+            f"`kill -CONT {pid}` (or `fg` in its terminal) to go on, or `kill {pid}` and run tiki again")
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of `pid` (T: stopped) if it is a tiki process, else None. (A record
+    left by a crash may name a pid some other program has since.)"""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            if b"tiki" not in cmdline.read():
+                return None
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except FileNotFoundError:
+        if os.path.isdir("/proc"):
+            return None  # no such process
+    except (OSError, IndexError):
+        return None
+    try:  # no /proc (macOS, the BSDs): ps tells the same
+        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)], capture_output=True,
+                             text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out[:1] if out and "tiki" in out else None
 
 
 def ensure_host(socket_path: Path, workspace: Path | None,

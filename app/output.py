@@ -9,9 +9,10 @@ import sys
 import unicodedata
 from typing import Any, Callable, Mapping
 
-from ..protocol import ipc, schema
+from ..protocol import ipc, paths, schema
 from ..protocol.ops import Op
 from .client import ClientTimeout, HostError, NoHost, call
+from .host_start import hung_host, stopped_host
 
 
 def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
@@ -28,15 +29,15 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
         schema.check(op.args, json.loads(json.dumps(dict(args or {}))))  # (as the host will see it: JSON)
     except schema.SchemaError as exc:  # the user's own mistake: a usage error, before any host is asked
         return fail(_as_typed(str(exc)), ipc.EXIT_USAGE), None
+    if hung:
+        if (stopped := stopped_host(paths.socket_path())) is not None:
+            return fail(stopped, ipc.EXIT_TIMEOUT), None
     try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
         return fail(str(exc), ipc.EXIT_NO_HOST), None
     except ClientTimeout as exc:
         if hung:
-            from ..protocol import paths
-            from .host_start import hung_host
-
             return fail(hung_host(paths.socket_path()), ipc.EXIT_TIMEOUT), None
         return fail(str(exc), ipc.EXIT_TIMEOUT), None
     except HostError as exc:
