@@ -244,7 +244,7 @@ def test_a_ui_behind_a_stalled_terminal_holds_one_screen_and_shows_now_when_it_m
         try:
             wait_until(lambda: output_stuck(ui), 15, 0.1, what="the UI's output to be stuck")
             before = rss_mb(ui)
-            time.sleep(12)
+            time.sleep(6)  # (the old queue grew ~6 MB in that time)
             grown = rss_mb(ui) - before
         finally:
             os.kill(server, signal.SIGCONT)
@@ -252,7 +252,7 @@ def test_a_ui_behind_a_stalled_terminal_holds_one_screen_and_shows_now_when_it_m
         time.sleep(0.3)
         stamps = [float(found) for found in re.findall(r"flood (\d+\.\d+)", outer.screen("w0"))]
         assert stamps and resumed - max(stamps) < 2, f"the screen shows output {resumed - max(stamps):.1f} s old"
-        assert grown < 5, f"the UI grew {grown:.1f} MB behind a stalled terminal"
+        assert grown < 3, f"the UI grew {grown:.1f} MB behind a stalled terminal"
     finally:
         outer.close()
 
