@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import BASH_TAB, wait_until
-from ipc_helpers import connect
+from ipc_helpers import connect, request
 
 from tikitaka.app.ui_client import NoHost, UiClient
 from tikitaka.protocol import ops, ui
@@ -403,3 +403,27 @@ def test_a_ui_that_starts_watching_a_busy_tab_gets_the_whole_screen_first(serve)
         ui.client.close()
     assert seen == [(True, 24)] * 40, seen
     probe.client.input(sh, b"\x03")
+
+
+def test_a_ui_that_attaches_later_gets_what_the_panel_said_before(serve):
+    """The agent panel's log lived in the UI: a UI attached after a detach (or a second one)
+    started with an empty panel, though the host had sent every message. Now its first event
+    after hello is the `backlog`: the messages and run lines said before, oldest first --
+    at most 256 KB of them, the newest kept."""
+    host = serve(BASH_TAB)
+    first = Session(host.env)
+    assert host.run("bot-chat", "said before the others came", "--from", "Tester").returncode == 0
+    first.next("chat")
+    backlog = Session(host.env).events.get(timeout=15)
+    assert backlog["kind"] == "backlog", backlog
+    assert [(e["kind"], e["sender"], e["text"]) for e in backlog["events"]] == [
+        ("chat", "Tester", "said before the others came")]
+    big = "x" * 1000
+    for n in range(400):  # ~420 KB of messages: more than a backlog holds
+        reply = request(host.env, "bot.chat", **{"message": f"{n:03d} {big}", "from": "Bulk"})
+        assert reply is not None and reply["ok"], reply
+    first.next("chat", where=lambda e: e["text"].startswith("399 "))
+    kept = Session(host.env).events.get(timeout=15)["events"]
+    numbers = [int(e["text"][:3]) for e in kept if e["sender"] == "Bulk"]
+    assert numbers == list(range(numbers[0], 400)) and 150 < len(numbers) < 260, numbers[:3]
+    assert len(json.dumps(kept)) <= 256 * 1024 + 10_000

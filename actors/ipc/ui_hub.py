@@ -1,7 +1,7 @@
 """The host's side of every attached UI: who is attached, which tab each one watches, whose
 size the tabs follow, and everything the UIs must hear.
 
-- Screen feeds (`TabFeed`): a tab watched by one UI or many is watched once; each of its
+- Screen feeds (`tab_feed.TabFeed`): a tab watched by one UI or many is watched once; each of its
   updates is encoded once (`ui_frames.ScreenFrame`) and handed to every watching session's
   outbox. When nobody watches a tab any more, it builds no rows.
 - Sizes follow the most recently active UI (tmux's `window-size latest`): a UI that types,
@@ -9,9 +9,10 @@ size the tabs follow, and everything the UIs must hear.
   Other UIs draw that tab clipped or padded. When a UI stops showing a tab (it detaches or
   switches), the tab takes the size of the latest of the UIs still showing it.
 - Events: the host's bus (tabs, bot-chat, coordinator progress, consent requests, peers,
-  failures) goes out to every session, encoded once. One hub thread does it, so no publisher
-  ever waits for a UI; it also polls the tab list once a second while UIs are attached (the
-  idle/busy badges) and says so only when something changed.
+  failures) goes out to every session, encoded once; what the agent panel logs is also kept
+  for UIs that attach later (`ui_backlog`). One hub thread does it, so no publisher ever waits
+  for a UI; it also polls the tab list once a second while UIs are attached (the idle/busy
+  badges) and says so only when something changed.
 - Consent: while any UI is attached the coordinator asks before typing into a shell tab and
   any UI may answer; when the last one leaves, the questions still open are denied (and new
   ones are, unless allow_shell).
@@ -32,40 +33,12 @@ from ...protocol.limits import ASK
 from ..coordinator.events import FINAL, ConsentNeeded, ToolEnd
 from ..errors import TikiError
 from ..events import ScreenChanged, TabsChanged
-from .ui_frames import ScreenFrame, event_body, wire_event
+from .tab_feed import TabFeed
+from .ui_backlog import Backlog
+from .ui_frames import event_body, wire_event
 
 POLL_EVERY = 1.0  # seconds between tab-list polls while UIs are attached
 _STOP = object()
-
-
-class TabFeed:
-    """One tab's screen updates, encoded once, for every session watching it."""
-
-    def __init__(self, tab: int, terminal: Any) -> None:
-        self.tab, self.terminal = tab, terminal
-        self.sessions: tuple[Any, ...] = ()
-
-    def on_update(self, update: Any) -> None:  # on the tab's notifier thread: must not block
-        screen = ScreenFrame.from_update(self.tab, update)
-        for session in self.sessions:
-            session.outbox.screen(screen)
-        for text in update.clipboard:  # the program copied (OSC 52): the UIs may pass it on
-            body = event_body({"kind": "clipboard", "tab": self.tab, "text": text})
-            for session in self.sessions:
-                session.outbox.event(body)
-
-    def add(self, session: Any) -> None:
-        first = not self.sessions
-        self.sessions = (*self.sessions, session)  # before the snapshot: no update is missed
-        call = self.terminal.watch(self.on_update) if first else self.terminal.snapshot()
-        session.outbox.screen(ScreenFrame.from_update(self.tab, call.get(timeout=ASK)))
-
-    def remove(self, session: Any) -> bool:
-        """Returns whether the feed is now unused (and the tab unwatched)."""
-        self.sessions = tuple(s for s in self.sessions if s is not session)
-        if not self.sessions:
-            self.terminal.unwatch(self.on_update)  # a tell in effect; a closed tab has nothing to undo
-        return not self.sessions
 
 
 def _notify_settings(host: Any) -> dict[str, Any]:
@@ -87,6 +60,7 @@ class UiHub:
         self._applied: dict[int, tuple[int, int]] = {}  # the size each tab was last given
         self._activity = itertools.count(1)  # orders the sessions' last uses (`session.active_at`)
         self._consents: dict[str, dict[str, Any]] = {}  # open questions, for UIs that attach later
+        self._backlog = Backlog()  # what the panel said, for UIs that attach later
         self._events: queue.Queue[Any] = queue.Queue()
         self._unsubscribe = host.bus.subscribe(self._on_bus)
         self._polled = 0.0
@@ -95,7 +69,7 @@ class UiHub:
         self._host.supervisor.thread("ui.hub", self._run)
 
     def _on_bus(self, event: object) -> None:  # on the publisher's thread: queue and go
-        if self.sessions and not isinstance(event, ScreenChanged):
+        if not isinstance(event, ScreenChanged):  # (with no UI attached too: the backlog keeps it)
             self._events.put(event)
 
     # -- sessions ----------------------------------------------------------------------------
@@ -116,6 +90,8 @@ class UiHub:
                 "peers": peers, "consents": list(self._consents.values()),
                 "notify": _notify_settings(self._host), **session.config,
             })
+            if (backlog := self._backlog.event_body()) is not None:
+                session.outbox.event(backlog)
             self.sessions.append(session)
         if first:
             self._responder(True)
@@ -220,7 +196,10 @@ class UiHub:
 
     def broadcast(self, event: dict[str, Any]) -> None:
         body = event_body(event)
-        for session in list(self.sessions):
+        with self._lock:  # (kept and sent as one: a UI attaching meanwhile gets it once, in order)
+            self._backlog.keep(event, body)
+            sessions = list(self.sessions)
+        for session in sessions:
             session.outbox.event(body)
 
     def refresh_tabs(self) -> list[dict[str, Any]]:

@@ -258,11 +258,17 @@ class AgentPanel(Vertical):
             self.write(f"coordinator stopped: {data.get('reason')}", "red")
             self.write(event_text(data) or "", "dim")
 
+    def show_earlier_run(self, data: dict[str, Any]) -> None:
+        """A run event from the host's backlog: from before this UI attached, so another's."""
+        run_id = str(data.get("run_id"))
+        self._sources.setdefault(run_id, "earlier")
+        self._show_other(run_id, data.get("kind"), data)
+
     def _show_other(self, run_id: str, kind: Any, data: dict[str, Any]) -> None:
         """Another client's run: its request, tool cards and end, each labelled, never in the
         status line (that is this panel's run's)."""
         source = self._sources.get(run_id, "")
-        who = ("another UI's run" if source.startswith("ui:") else
+        who = ("earlier run" if source == "earlier" else "another UI's run" if source.startswith("ui:") else
                {"cli": "another client's run"}.get(source, f"{source or 'another'} run"))
         label = f"{who} {run_id}"
         if kind == "started":

@@ -10,6 +10,7 @@ from typing import Any
 from .dialogs import ConsentScreen
 from .frame_inbox import FrameInbox
 from .messages import Detached, HostEvent, PanelNote
+from .panel_backlog import chat_line, note_line, peer_note_line, show_backlog
 
 
 class HostEvents:
@@ -50,8 +51,7 @@ class HostEvents:
         elif kind == "tab_exited":
             self._note_exit(event["tab"], event["name"], event["exit_code"])
         elif kind == "chat":
-            mark = "" if event["verified"] else " (unverified)"
-            self.panel.write(f"[{event['sender']}] {event['text']}{mark}", "magenta")
+            self.panel.write(*chat_line(event))
         elif kind == "run":
             self.panel.show_run_event(event["run"])
         elif kind == "consent":
@@ -63,9 +63,11 @@ class HostEvents:
         elif kind == "peer":
             self.tab_bar.set_handshake(event["name"], event["state"])
             if event.get("note"):
-                self.panel.write(f"{event['name']}: {event['note']}", "yellow")
+                self.panel.write(*peer_note_line(event))
         elif kind == "note":
-            self.panel.write(f"{event['sender']}: {event['text']}", "yellow" if event["level"] == "warning" else "red")
+            self.panel.write(*note_line(event))
+        elif kind == "backlog":
+            show_backlog(self.panel, event["events"])
         elif kind in ("agent_state", "agent_notice"):
             self.notifier.event(event)
         elif kind == "backend":
