@@ -103,6 +103,10 @@ class CoordinatorSettings(_Section):
     allow_shell: bool = False
     """Let the coordinator type into shell tabs without asking (headless hosts)."""
 
+    consent_timeout: float = Field(300.0, gt=0)
+    """Seconds a question to the attached UIs (may the coordinator type into this shell tab?)
+    waits for an answer before it counts as no."""
+
     transcript_days: int = Field(30, ge=0)
     """Days of run transcripts kept in the state directory (older days' files are removed
     when a day's first run is recorded); 0 keeps every one."""

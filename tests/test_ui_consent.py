@@ -57,3 +57,21 @@ def test_the_open_question_is_denied_when_the_last_ui_leaves(agent):
     final, events = a.run("type it again")
     tool = next(e for e in events if isinstance(e, ToolEnd))
     assert "needs the user's consent" in json.dumps(tool.result)
+
+
+def test_a_question_nobody_answers_lapses_after_the_configured_time(agent):
+    """`consent_timeout` in [coordinator] (300 s unless set; it was fixed at 300): a UI that
+    is attached but never answers leaves the run waiting that long, then it counts as no and
+    every UI sees the question closed."""
+    a = agent(consent_timeout=1.5)
+    a.fake.script(*TYPE_AND_FINISH)
+    ui = Session(_env(a))
+    run_id = a.coordinator.submit("type it").get(timeout=5)
+    question = ui.next("consent")
+    asked = time.monotonic()
+    assert ui.next("consent_closed")["request_id"] == question["request_id"]
+    assert 1.0 < time.monotonic() - asked < 10
+    final, events = a.collect(run_id, timeout=30)
+    tool = next(e for e in events if isinstance(e, ToolEnd))
+    assert "did not answer within 1.5 s" in json.dumps(tool.result)
+    assert final.message == "finished"

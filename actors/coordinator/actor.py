@@ -53,7 +53,7 @@ class Coordinator(SupervisedActor):
         self._request_entry: Any = None  # the current run's request in the conversation
         self._cancel = threading.Event()
         self._inbox = PeerInbox()
-        self._consent = Consent(self._bus, self._settings.allow_shell)
+        self._consent = Consent(self._bus, self._settings.allow_shell, self._settings.consent_timeout)
         self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._link.send_filter)
         self._transcript = Transcript(paths.transcripts_dir(), self._settings.transcript_days)
 

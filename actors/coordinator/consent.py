@@ -9,16 +9,16 @@ import uuid
 from typing import Any
 
 from .events import ConsentNeeded
-from .limits import CONSENT_TIMEOUT
 
 
 class Consent:
     """Whether the coordinator may type into a shell tab: allowed per run or by config,
     remembered per tab ("always"), or asked of the user through the UI."""
 
-    def __init__(self, bus: Any, allow_all: bool) -> None:
+    def __init__(self, bus: Any, allow_all: bool, timeout: float) -> None:
         self._bus = bus
         self._allow_all = allow_all
+        self._timeout = timeout  # seconds a question waits for its answer (then: no)
         self._always: set[str] = set()
         self._responder = False
         self._pending: dict[str, tuple[threading.Event, list[str]]] = {}
@@ -55,12 +55,12 @@ class Consent:
             self._pending[request_id] = (event, answer)
         self._bus.publish(ConsentNeeded(run_id, request_id, tab, tool, dict(args)))
         try:
-            deadline = time.monotonic() + CONSENT_TIMEOUT
+            deadline = time.monotonic() + self._timeout
             while not event.wait(0.05):
                 if cancel.is_set():
                     return f"not done: cancelled (no answer) before the user decided about typing into shell tab '{tab}'"
                 if time.monotonic() > deadline:
-                    return f"not done: the user did not answer within {CONSENT_TIMEOUT:.0f} s about typing into shell tab '{tab}'"
+                    return f"not done: the user did not answer within {self._timeout:g} s about typing into shell tab '{tab}'"
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)

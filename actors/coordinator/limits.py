@@ -3,9 +3,6 @@
 
 from ...protocol.limits import ASK  # noqa: F401 - the host-wide answer timeout, re-exported here
 
-CONSENT_TIMEOUT = 300.0
-"""Seconds a consent question waits for the user before it counts as "no"."""
-
 ALIVE_EVERY = 1.0
 """Seconds between liveness probes of a silent `agent.ask` stream (ctrl+c cancels at once)."""
 
