@@ -173,3 +173,19 @@ def test_editing_keys_typed_ahead_into_a_field_apply_where_they_were_typed(tiki_
         outer.wait("w0", "CHT ▊  h! ", timeout=10)
     finally:
         outer.close()
+
+
+def test_a_search_typed_ahead_after_ctrl_u_in_the_palette_is_kept(tiki_env, tmp_path):
+    """The command palette's field is Textual's own: `xyz`, Ctrl+U, `help` in one read left it
+    empty (Ctrl+U ran after the letters behind it). It is a TextField now, as the others are."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.keys("w0", "x", "y", "z", "C-u", "h", "e", "l", "p")  # one tmux command: one read
+        outer.wait("w0", "🔎 help", timeout=10)
+        outer.wait("w0", "this help", timeout=10)  # (and the palette searched for it)
+        outer.keys("w0", "Escape")
+    finally:
+        outer.close()

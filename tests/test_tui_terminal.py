@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from textual.command import CommandPalette
 from tui_helpers import PREFIX, make_app, screen_text, stop, until
 
 from tikitaka.app.tui.agent_panel import AgentPanel
@@ -181,13 +182,13 @@ async def test_command_palette_switches_tabs_and_detaches(tmp_path):
             await until(pilot, lambda: len(app.tabs) == 2, what="tabs")
             first = app.active_id
             await pilot.press(PREFIX, ":")
-            await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
+            await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
             await pilot.press(*"go to tab py")
             await pilot.pause(0.5)
             await pilot.press("enter")
             await until(pilot, lambda: app.active_id != first and ">>>" in screen_text(app), what="tab py via palette")
             await pilot.press(PREFIX, ":")
-            await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="palette")
+            await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
             await pilot.press(*"detach")
             await pilot.pause(0.5)
             await pilot.press("enter")

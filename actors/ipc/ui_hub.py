@@ -141,7 +141,11 @@ class UiHub:
             feed = self._feeds.get(tab)
             if feed is None:
                 feed = self._feeds[tab] = TabFeed(tab, terminal)
-            feed.add(session)
+            try:
+                feed.add(session)
+            except BaseException:
+                session.outbox.watching(None)  # no snapshot is coming: the tab's frames wait for none
+                raise
         name = next((t["name"] for t in self._tabs if t["id"] == tab), None)
         if name is not None:
             self._host.workspace.set_active(name)  # what a new UI (and `terminal-list`) shows first

@@ -78,9 +78,10 @@ class Outbox:
                 self._awaiting = None
             self._cond.notify()
 
-    def watching(self, tab: int) -> None:
+    def watching(self, tab: int | None) -> None:
         """The UI (re)started watching `tab`: frames of the others that were not sent are
-        dropped, and the tab's wait for the snapshot that is on its way."""
+        dropped, and the tab's wait for the snapshot that is on its way (None: no snapshot is
+        coming after all -- nothing waits)."""
         with self._cond:
             for other in [t for t in self._screens if t != tab]:
                 del self._screens[other]

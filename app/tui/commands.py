@@ -10,6 +10,7 @@ from ...protocol import ops
 from . import settings_store
 from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
 from .messages import PanelNote
+from .palette import Palette
 
 NARROW = 120  # columns: below this the agent panel docks at the bottom
 
@@ -130,6 +131,11 @@ class Commands:
         self.panel.shown(position != "hidden")  # type: ignore[attr-defined]
         if position == "hidden" and self.screen.focused is self.panel.query_one("#agent-input"):  # type: ignore[attr-defined]
             self.screen.set_focus(self.view)  # type: ignore[attr-defined]  # (hidden, it leaves the keyboard to the tab)
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, with our search field (app/tui/palette.py)."""
+        if not Palette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(Palette(id="--command-palette"))  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]
