@@ -23,15 +23,16 @@ def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
 def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | None = 30.0,
             on_event: Callable[[dict[str, Any]], None] | None = None, hung: bool = False) -> tuple[int, Any]:
     """Call the host with `op` (built as `op.args(...)`); returns (exit code, result). Errors are
-    printed here, once. `hung`: no answer in time means the host is stopped or hung (a quick
-    question), and the message says so and what to do."""
+    printed here, once. `hung`: no answer in time means the host is hung or stopped where we
+    cannot tell (a quick question), and the message says so and what to do."""
     try:
         schema.check(op.args, json.loads(json.dumps(dict(args or {}))))  # (as the host will see it: JSON)
     except schema.SchemaError as exc:  # the user's own mistake: a usage error, before any host is asked
         return fail(_as_typed(str(exc)), ipc.EXIT_USAGE), None
-    if hung:
-        if (stopped := stopped_host(paths.socket_path())) is not None:
-            return fail(stopped, ipc.EXIT_TIMEOUT), None
+    # A stopped host (Ctrl+Z on `tiki serve`, SIGSTOP) takes the connection and answers
+    # nothing: said at once, not after the timeout (`tiki ask` has none: it waited for ever).
+    if (stopped := stopped_host(paths.socket_path())) is not None:
+        return fail(stopped, ipc.EXIT_TIMEOUT), None
     try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:

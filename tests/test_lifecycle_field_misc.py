@@ -102,6 +102,10 @@ def test_a_stopped_host_is_named_as_such(serve, tmp_path: Path) -> None:
         ui = in_a_terminal(shlex.join([TIKI, "-t", "sh"]), host.env, tmp_path)
         said = ui.stdout + ui.stderr
         assert "is stopped" in said and f"kill -CONT {pid}" in said and "already running" not in said, said
+        for command in (["ask", "what now?"], ["bot-chat", "DONE(1)", "--from", "Claude"], ["terminal-list"]):
+            began = time.monotonic()  # (`ask` has no timeout at all: it waited for ever)
+            done = host.run(*command, timeout=60)
+            assert time.monotonic() - began < 5 and done.returncode == 4 and "is stopped" in done.stderr, (command, done)
     finally:
         os.kill(pid, signal.SIGCONT)
 
