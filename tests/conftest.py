@@ -66,6 +66,14 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: fl
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last value: {last!r})")
 
 
+def hide_host_record(env: dict[str, str]) -> None:
+    """Move the running host's record of itself away: the CLI can no longer tell its pid, so
+    it cannot see that the host is stopped (as where /proc and ps tell nothing)."""
+    records = list((Path(env["TIKI_STATE_DIR"]) / "hosts").glob("*.json"))
+    assert len(records) == 1, records
+    records[0].rename(records[0].with_suffix(".away"))
+
+
 def sigstop(pid: int) -> None:
     """SIGSTOP `pid` and wait until every thread of it has stopped: the signal is delivered
     asynchronously, and a host still running for a moment can accept the connection that a
