@@ -184,10 +184,13 @@ def run(pair, scenario: Scenario, workdir: Path) -> list:
 
 
 def environment(workdir: Path, base: dict[str, str]) -> dict[str, str]:
-    """The same environment for both sides: a private HOME, a UTF-8 locale, truecolor."""
+    """The same environment for both sides: a private HOME, a UTF-8 locale, truecolor, no
+    self-updates."""
     home = workdir
     env = {k: v for k, v in base.items() if not k.startswith(("TMUX", "LC_"))}
+    # DISABLE_AUTOUPDATER: Claude Code's updater, offline, shows "Auto-updating..." and then
+    # "Auto-update failed" on its own clock; a CI run caught the two sides at either.
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), LANG="C.UTF-8", COLORTERM="truecolor",
-               PYTHONSTARTUP="", TERM="xterm-256color")
+               PYTHONSTARTUP="", TERM="xterm-256color", DISABLE_AUTOUPDATER="1")
     os.makedirs(home / ".config", exist_ok=True)
     return env
