@@ -21,6 +21,7 @@ import fcntl
 import os
 import signal
 import struct
+import sys
 import termios
 
 from .pty import SpawnError
@@ -34,6 +35,8 @@ _RESET_SIGNALS = tuple(
 )
 _ALL_SIGNALS = set(signal.valid_signals()) if hasattr(signal, "valid_signals") else set()
 _EXIT_FAILED = 127
+# IUTF8: 0x4000 on Linux and macOS, where Python's termios does not always name it (3.11).
+_IUTF8 = getattr(termios, "IUTF8", 0x4000 if sys.platform.startswith(("linux", "darwin")) else 0)
 
 
 def fork_exec(executable: str, argv: list[str], *, cwd: str | None, env: dict[str, str],
@@ -95,6 +98,7 @@ def _child(report_w: int, exe: bytes, argv: list[bytes], env: dict[bytes, bytes]
             fcntl.ioctl(0, termios.TIOCSWINSZ, winsize)
         except OSError:
             pass
+        _utf8_line_editing(0)
         step = "chdir"
         if cwd is not None:
             os.chdir(cwd)
@@ -110,6 +114,19 @@ def _child(report_w: int, exe: bytes, argv: list[bytes], env: dict[bytes, bytes]
     except BaseException as exc:  # noqa: BLE001 - reported to the parent; the caller _exits
         code = exc.errno if isinstance(exc, OSError) and exc.errno else 0
         os.write(report_w, f"{step}:{code}:{type(exc).__name__}".encode("ascii", "replace"))
+
+
+def _utf8_line_editing(fd: int) -> None:
+    """Tell the terminal's line editing that input is UTF-8 (IUTF8, as tmux and xterm do): in a
+    program that reads whole lines, Backspace then erases a character, not its last byte."""
+    if not _IUTF8:
+        return
+    try:
+        modes = termios.tcgetattr(fd)
+        modes[0] |= _IUTF8
+        termios.tcsetattr(fd, termios.TCSANOW, modes)
+    except (termios.error, OSError):
+        pass  # (a terminal without the flag: line editing counts bytes, as before)
 
 
 def _read_all(fd: int) -> bytes:
