@@ -116,6 +116,18 @@ class PosixPty:
         finally:
             self._leave()
 
+    def foreground_group(self) -> int | None:
+        """The terminal's foreground process group (the child's own while it is at its prompt;
+        a job it started while that runs), or None once the terminal is gone. One ioctl."""
+        if not self._enter():
+            return None
+        try:
+            return os.tcgetpgrp(self._fd)
+        except OSError:
+            return None
+        finally:
+            self._leave()
+
     def write(self, data: bytes, timeout: float | None = None) -> int:
         """Write `data`, waiting while the child does not take it; returns the bytes written:
         all of them unless `timeout` s passed first. OSError once the terminal is closed."""

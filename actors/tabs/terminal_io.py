@@ -40,6 +40,11 @@ FLOOD_INTERVAL = 1 / 20
 # The output paused this long: a flood ended (the reader sees it; a pause of 3 ms is rare
 # inside `seq 1 600000`, measured: 0-1 a run, against ~2000 reads).
 PAUSE_AFTER = 0.003
+# ...or this long once the job that printed hands the terminal back to the shell (its
+# foreground process group changed): `seq 1 600000; echo END` is drawn ~2.5 ms sooner (the
+# tail in bench/README.md, round 17). Not at once: the shell's own lines (the END, its prompt)
+# follow within ~0.2 ms and belong in the same frame.
+PAUSE_AFTER_JOB = 0.0005
 # A flood's last frame may follow the one before this soon (not the FRAME_INTERVAL of ordinary
 # output: ending a flood, the user waits for it). Floods that pause this often get more
 # frames, never more than 1/PAUSE_FRAME_GAP a second.
@@ -91,11 +96,19 @@ class TerminalThreads:
     def _read_loop(self, pty: PtyProcess, generation: int) -> None:
         drain = getattr(pty, "read_ready", None)
         paused = getattr(pty, "output_within", None)
+        front = getattr(pty, "foreground_group", None)
+        group = front() if front is not None else None
         seen = time.monotonic()  # when the last output was read
+        pause = PAUSE_AFTER
         while True:
             # A pause counts from the last read, not from the end of feeding it: the flush of a
             # flood's held lines that a prompt sets off may take longer than the pause.
-            if paused is not None and not paused(max(0.0, PAUSE_AFTER - (time.monotonic() - seen))):
+            if front is not None:
+                group, was = front(), group
+                if group != was:  # a job ended (or began): what it printed is all there
+                    pause = PAUSE_AFTER_JOB
+            if paused is not None and not paused(max(0.0, pause - (time.monotonic() - seen))):
+                pause = PAUSE_AFTER
                 self._paused.set()  # (a flood that ends is drawn now: `_jump_scroll`)
             try:
                 data = pty.read(READ_BATCH)
