@@ -25,10 +25,18 @@ class TabFeed:
                 session.outbox.event(body)
 
     def add(self, session: Any) -> None:
+        """Start `session` on the tab's screen: its snapshot, then every update. Raises (and
+        `session` is not added) when there is no snapshot: changed rows of a screen a UI
+        never had draw rows on a blank one."""
         first = not self.sessions
         self.sessions = (*self.sessions, session)  # before the snapshot: no update is missed
-        call = self.terminal.watch(self.on_update) if first else self.terminal.snapshot()
-        session.outbox.screen(ScreenFrame.from_update(self.tab, call.get(timeout=ASK)))
+        try:
+            call = self.terminal.watch(self.on_update) if first else self.terminal.snapshot()
+            snapshot = call.get(timeout=ASK)
+        except BaseException:
+            self.remove(session)  # (the last one out unwatches: after the watch, in mailbox order)
+            raise
+        session.outbox.screen(ScreenFrame.from_update(self.tab, snapshot))
 
     def remove(self, session: Any) -> bool:
         """Returns whether the feed is now unused (and the tab unwatched)."""

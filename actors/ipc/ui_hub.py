@@ -144,7 +144,10 @@ class UiHub:
             try:
                 feed.add(session)
             except BaseException:
+                session.tab = None  # (not shown: the UI is told, and may ask again)
                 session.outbox.watching(None)  # no snapshot is coming: the tab's frames wait for none
+                if not feed.sessions:
+                    del self._feeds[tab]
                 raise
         name = next((t["name"] for t in self._tabs if t["id"] == tab), None)
         if name is not None:
@@ -274,4 +277,12 @@ class UiHub:
                 sessions, feed.sessions = feed.sessions, ()
                 feed.terminal = terminal
                 for session in sessions:
-                    feed.add(session)
+                    try:
+                        feed.add(session)
+                    except Exception as exc:  # noqa: BLE001 - the others still get the new screen
+                        session.tab = None
+                        session.send({"kind": "error", "ref": None,
+                                      "message": f"tab {feed.tab} restarted but its screen could not be read ({exc!r}); "
+                                                 "show it again to retry"})
+                if not feed.sessions:
+                    del self._feeds[feed.tab]

@@ -155,6 +155,11 @@ class UiSession:
             self._error(message, exc.message)
         except (pykka.ActorDeadError, pykka.Timeout) as exc:
             self._error(message, f"a part of the host did not answer ({type(exc).__name__}); see `tiki status`")
+        except Exception as exc:  # noqa: BLE001 - a message the host failed on must not end the UI's session
+            kind = ipc.clip(str(message.get("t", "message")), 40)
+            self._host.event_log.append("internal_error", detail=f"{kind} (UI): {exc!r}",
+                                        trace=traceback.format_exc(limit=8))
+            self._error(message, f"{kind} failed: {exc!r}")
 
     def _error(self, message: dict[str, Any], text: str) -> None:
         self.send({"kind": "error", "ref": message.get("ref"), "message": text})

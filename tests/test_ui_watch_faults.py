@@ -1,0 +1,66 @@
+"""A UI's watch of a tab that fails (the tab's screen cannot be read: an injected fault in its
+snapshot) is refused whole, in a real host with real UI sessions: the UI is told, gets no
+changed rows of a screen it never had, and the tab keeps serving every other UI."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import BASH_TAB
+from test_ui_protocol import Session
+
+from tikitaka.terminals.screen import Screen
+
+BUSY = b"i=0; while :; do printf '\\r%d' $((i+=1)); sleep 0.002; done\r"  # one row, always
+
+
+@pytest.fixture
+def host(in_tiki_env, tmp_path):
+    from tikitaka.actors.host import Host, HostOptions
+
+    workspace = tmp_path / "workspace.toml"
+    workspace.write_text(BASH_TAB)
+    host = Host(HostOptions(workspace=workspace, coordinator=False, peers=False))
+    host.start()
+    yield host
+    host.stop()
+
+
+def fail_snapshots(monkeypatch, times: int) -> list[int]:
+    """The next `times` snapshots of a tab's screen raise; returns the count of those raised."""
+    snapshot, raised = Screen.snapshot, []
+
+    def failing(self):
+        if len(raised) < times:
+            raised.append(1)
+            raise RuntimeError("the screen could not be read")
+        return snapshot(self)
+
+    monkeypatch.setattr(Screen, "snapshot", failing)
+    return raised
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside-another-ui"])
+def test_a_watch_whose_snapshot_fails_is_refused_and_sends_no_changed_rows(host, in_tiki_env, monkeypatch, beside):
+    other = Session(in_tiki_env, 80, 24)
+    sh = other.tabs["sh"]
+    other.client.input(sh, BUSY)
+    if beside:  # the tab's feed is there already: the failing watch only asks for a snapshot
+        other.client.watch(sh)
+        other.next("screen")
+    raised = fail_snapshots(monkeypatch, 1)
+    ui = Session(in_tiki_env, 80, 24)
+    ui.client.watch(sh)
+    error = ui.next("error")  # (before: the host ended the UI's session, "ui.attach failed")
+    assert raised and "could not be read" in error["message"], error
+    assert not ui.closed
+    if not beside:
+        other.client.watch(sh)
+    for _ in range(4):  # the tab redraws its row all the while: frames go to the UI that has it
+        other.next("screen", where=lambda e: e["tab"] == sh and not e["full"])
+    ui.client.watch(sh)  # switching to the tab again: the whole screen, then changes
+    first = ui.next("screen", where=lambda e: e["tab"] == sh)
+    assert first["full"] and len(first["lines"]) == 24, (first["full"], len(first["lines"]))
+    ui.next("screen", where=lambda e: e["tab"] == sh and not e["full"])
+    other.client.input(sh, b"\x03")
+    ui.client.close()
+    other.client.close()
