@@ -5,8 +5,8 @@ split across two reads whole; zero-width characters join their base's cell (`clu
 Out come styled rows (for the UI, built by `rows`, measured as Rich measures them: `cellfit`),
 plain text of the last N lines of scrollback and screen (for `terminal-read` and the
 coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
-rows that changed since the last look, and the replies to device queries (DA1, DSR 6n) to write
-back to the child.
+rows that changed since the last look, and the replies to device queries (DA1, DSR 5n and 6n,
+XTVERSION, the size in cells: `CSI 18 t`) to write back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
 lazily (`settle`: when the output is quiet, or when someone reads the history). Under a flood
@@ -18,6 +18,8 @@ back until the screen is looked at and only what stays in pyavt goes through it
 from __future__ import annotations
 
 import codecs
+import functools
+import importlib.metadata
 import itertools
 import time
 from dataclasses import dataclass
@@ -39,6 +41,16 @@ from .vt_limits import RepeatClamp
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
+
+
+@functools.lru_cache(maxsize=1)
+def version_reply() -> str:
+    """XTVERSION's answer: DCS > | name version ST, as xterm, tmux and kitty give theirs."""
+    try:
+        version = importlib.metadata.version("tikitaka")
+    except importlib.metadata.PackageNotFoundError:  # (run from a source tree not installed)
+        version = "0"
+    return f"\x1bP>|tikitaka {version}\x1b\\"
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
@@ -132,6 +144,12 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
                     start += self._fix(kind)
                 elif kind == "da1":
                     replies.append(DA1_REPLY)
+                elif kind == "dsr5":  # "are you there": all is well
+                    replies.append("\x1b[0n")
+                elif kind == "version":  # XTVERSION, how Claude Code and neovim tell terminals apart
+                    replies.append(version_reply())
+                elif kind == "size":  # XTWINOPS 18: the text area, in cells
+                    replies.append(f"\x1b[8;{self._rows};{self._cols}t")
                 elif kind.startswith("rqm:"):  # DECRQM: "rqm:<mode>;<1 set|2 reset>"
                     replies.append(f"\x1b[?{kind[4:]}$y")
                 else:  # DSR; in the pending-wrap state the cursor is on the last column

@@ -7,12 +7,12 @@ pyavt renders the grid but does not report the window title (OSC 0/2), bracketed
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), the cursor style
 (DECSCUSR, `CSI Ps SP q`), the keypad mode (DECKPAM `ESC =`, DECKPNM `ESC >`, DECNKM
 `CSI ?66h/l`: the tab's keys are translated for it, `keys.typed_keys`), clipboard sets, or
-answer device queries (DA1, DSR 6n); and it ignores DECCOLM (`CSI ?3h/l`), which xterm and tmux
-answer by clearing the screen and homing the cursor, and ED 3 (`CSI 3 J`), with which they
-erase the scrollback. `ModeScanner` finds those in the text stream, keeping a short tail so
-a sequence split across two reads is still seen (an OSC 52 payload of any length is followed
-by `osc52.Osc52Collector` instead). It is only run over chunks that contain an ESC, which
-keeps it cheap.
+answer device queries (DA1, DSR 5n and 6n, XTVERSION, `CSI 18 t`); and it ignores DECCOLM
+(`CSI ?3h/l`), which xterm and tmux answer by clearing the screen and homing the cursor, and
+ED 3 (`CSI 3 J`), with which they erase the scrollback. `ModeScanner` finds those in the text
+stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
+payload of any length is followed by `osc52.Osc52Collector` instead). It is only run over
+chunks that contain an ESC, which keeps it cheap.
 """
 
 from __future__ import annotations
@@ -31,17 +31,18 @@ from .osc52 import KEEP, ClipboardSet, Osc52Collector
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<dsr>6)n|(?P<decstr>!p)|(?P<ed3>3J)"
-    r"|(?P<style>\d?) q)"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)"
+    r"|(?P<style>\d?) q|(?P<version>>0?q)|(?P<size>18t))"
     r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b=", "\x1b>",
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b=",
+           "\x1b>", "\x1b[>q", "\x1b[>0q", "\x1b[18t",
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
-_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|6n|!p|3J|\d? q))")  # (terminals/quiet.py must cover it: tested)
+_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|3J|\d? q|>0?q|18t))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 # A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
 # terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
@@ -65,7 +66,7 @@ class ScreenModes:
 @dataclass
 class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
-    device query ("da1", "dsr"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
+    device query ("da1", "dsr5", "dsr6", "version", "size"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
     DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
     history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
     sequence *starts*: it is replaced)."""
@@ -153,7 +154,9 @@ class ModeScanner:
                 if pos > shift:  # ... except the cursor keys (DECCKM), which both resets clear
                     queries.append(Query("reset", pos - shift))
             elif pos > shift:  # a query whose last byte arrived now
-                queries.append(Query("da1" if match.group("da") is not None else "dsr", pos - shift))
+                kind = ("da1" if match.group("da") is not None else "version" if match.group("version") is not None
+                        else "size" if match.group("size") is not None else f"dsr{match.group('dsr')}")
+                queries.append(Query(kind, pos - shift))
         self._tail = _unfinished_tail(joined, consumed)
         return queries
 
@@ -246,7 +249,8 @@ def _unfinished_tail(text: str, consumed: int) -> str:
     if tail.startswith("\x1b]"):
         return tail if "\x07" not in tail and "\x1b\\" not in tail[1:] else ""
     if tail == "\x1b" or tail.startswith("\x1b["):
-        # CSI: unfinished while it is only parameters so far (and DECRQM's `$`, DECSCUSR's space)
+        # CSI: unfinished while it is only parameters so far (and DECRQM's `$`, DECSCUSR's space,
+        # XTVERSION's `>`)
         body = tail[2:]
-        return tail if re.fullmatch(r"\??[0-9;]*\$?|\d? ", body) else ""
+        return tail if re.fullmatch(r"[?>]?[0-9;]*\$?|\d? ", body) else ""
     return ""

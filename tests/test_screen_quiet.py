@@ -98,7 +98,7 @@ def test_the_look_covers_each_scanners_own_pattern():
     """Every opening a scanner starts on is caught (its own patterns are the reference)."""
     params = ["", "0", "3", "12;3", "1:2", "999999"]
     candidates = [f"\x1b{c}" for c in "]PX^_cM78=>DEH"] + [
-        f"\x1b[{p}{f}" for p in params + ["?", "?1049", "!", ">", "="] for f in ["b", "c", "n", "p", "h", "l", "m", "J", "K", "H", "r", " q"]]
+        f"\x1b[{p}{f}" for p in params + ["?", "?1049", "!", ">", "="] for f in ["b", "c", "n", "p", "h", "l", "m", "J", "K", "H", "r", " q", "q", "t"]]
     for candidate in candidates:
         text = f"abc{candidate}xyz"
         wanted = any(pattern.search(text) for pattern in (
