@@ -286,7 +286,7 @@ def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_s
         outer.keys("w0", "clear", "Enter")
         wait_until(lambda: "read 1" not in outer.screen("w0"), 10, 0.1, what="the shell's screen")
         outer.keys("w0", "fg", "Enter")
-        wait_until(lambda: outer.screen("w0") == before, 10, 0.1, what="the same screen after fg")
+        outer.wait_screen("w0", before, "the same screen after fg")
         outer.literal("w0", "back")
         wait_until(lambda: received(log) == sent + "back", 10, 0.1, what="keys after fg")
         assert alive(ui)

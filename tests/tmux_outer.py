@@ -3,6 +3,7 @@ run the real `tiki` binary, driven with the key encodings a real terminal sends.
 
 from __future__ import annotations
 
+import difflib
 import os
 import subprocess
 import time
@@ -79,6 +80,16 @@ class Outer:
                               what=f"{needle!r} in window {window}")
         except AssertionError as exc:
             raise AssertionError(f"{exc}; the screen now:\n{self.screen(window)}") from None
+
+    def wait_screen(self, window: str, expected: str, what: str, timeout: float = 10) -> None:
+        """Until the window's screen is `expected`, row for row; a failure shows the rows that
+        differ (a whole-screen comparison is otherwise hard to read)."""
+        try:
+            wait_until(lambda: self.screen(window) == expected, timeout, 0.1, what=what)
+        except AssertionError as exc:
+            diff = difflib.unified_diff(expected.splitlines(), self.screen(window).splitlines(), "expected", "now",
+                                        lineterm="")
+            raise AssertionError(f"{exc}:\n" + "\n".join(diff)) from None
 
     def pane_pid(self, window: str) -> int:
         return int(self.tmux("display-message", "-p", "-t", window, "#{pane_pid}").strip())
