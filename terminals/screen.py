@@ -5,8 +5,8 @@ split across two reads whole; zero-width characters join their base's cell (`clu
 Out come styled rows (for the UI, built by `rows`, measured as Rich measures them: `cellfit`),
 plain text of the last N lines of scrollback and screen (for `terminal-read` and the
 coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
-rows that changed since the last look, and the replies to device queries (DA1, DSR 5n and 6n,
-XTVERSION, the size in cells: `CSI 18 t`) to write back to the child.
+rows that changed since the last look, and the replies to device queries (DA1, DA2, DSR 5n and
+6n, XTVERSION, the size in cells: `CSI 18 t`) to write back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
 lazily (`settle`: when the output is quiet, or when someone reads the history). Under a flood
@@ -41,6 +41,11 @@ from .vt_limits import RepeatClamp
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
+# DA2, "which terminal and version": a VT220, version 0. Emacs asks at start and waits up to 2 s
+# for an answer (tmux answers its own, 84;0;0); the version stays 0 because programs key
+# features to xterm's patch level: above 242 Emacs asks for the background colour (OSC 11,
+# which we do not answer) and waits again, from 95 vim takes us for an xterm.
+DA2_REPLY = "\x1b[>1;0;0c"
 
 
 @functools.lru_cache(maxsize=1)
@@ -144,6 +149,8 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
                     start += self._fix(kind)
                 elif kind == "da1":
                     replies.append(DA1_REPLY)
+                elif kind == "da2":
+                    replies.append(DA2_REPLY)
                 elif kind == "dsr5":  # "are you there": all is well
                     replies.append("\x1b[0n")
                 elif kind == "version":  # XTVERSION, how Claude Code and neovim tell terminals apart

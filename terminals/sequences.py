@@ -7,7 +7,7 @@ pyavt renders the grid but does not report the window title (OSC 0/2), bracketed
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), the cursor style
 (DECSCUSR, `CSI Ps SP q`), the keypad mode (DECKPAM `ESC =`, DECKPNM `ESC >`, DECNKM
 `CSI ?66h/l`: the tab's keys are translated for it, `keys.typed_keys`), clipboard sets, or
-answer device queries (DA1, DSR 5n and 6n, XTVERSION, `CSI 18 t`); and it ignores DECCOLM
+answer device queries (DA1, DA2, DSR 5n and 6n, XTVERSION, `CSI 18 t`); and it ignores DECCOLM
 (`CSI ?3h/l`), which xterm and tmux answer by clearing the screen and homing the cursor, and
 ED 3 (`CSI 3 J`), with which they erase the scrollback. `ModeScanner` finds those in the text
 stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
@@ -31,7 +31,7 @@ from .osc52 import KEEP, ClipboardSet, Osc52Collector
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<da2>>0?c)|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)"
     r"|(?P<style>\d?) q|(?P<version>>0?q)|(?P<size>18t))"
     r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
 )
@@ -40,9 +40,9 @@ _PATTERN = re.compile(
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
 _STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b=",
-           "\x1b>", "\x1b[>q", "\x1b[>0q", "\x1b[18t",
+           "\x1b>", "\x1b[>q", "\x1b[>0q", "\x1b[>c", "\x1b[>0c", "\x1b[18t",
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
-_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|3J|\d? q|>0?q|18t))")  # (terminals/quiet.py must cover it: tested)
+_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|3J|\d? q|>0?[qc]|18t))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 # A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
 # terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
@@ -66,7 +66,7 @@ class ScreenModes:
 @dataclass
 class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
-    device query ("da1", "dsr5", "dsr6", "version", "size"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
+    device query ("da1", "da2", "dsr5", "dsr6", "version", "size"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
     DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
     history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
     sequence *starts*: it is replaced)."""
@@ -154,7 +154,8 @@ class ModeScanner:
                 if pos > shift:  # ... except the cursor keys (DECCKM), which both resets clear
                     queries.append(Query("reset", pos - shift))
             elif pos > shift:  # a query whose last byte arrived now
-                kind = ("da1" if match.group("da") is not None else "version" if match.group("version") is not None
+                kind = ("da1" if match.group("da") is not None else "da2" if match.group("da2") is not None
+                        else "version" if match.group("version") is not None
                         else "size" if match.group("size") is not None else f"dsr{match.group('dsr')}")
                 queries.append(Query(kind, pos - shift))
         self._tail = _unfinished_tail(joined, consumed)

@@ -8,7 +8,7 @@ import termios
 import time
 import tty
 
-QUERIES = {"DA1": b"\x1b[c", "DSR5": b"\x1b[5n", "DSR6": b"\x1b[6n", "XTVERSION": b"\x1b[>0q", "SIZE": b"\x1b[18t"}
+QUERIES = {"DA1": b"\x1b[c", "DA2": b"\x1b[>0c", "DSR5": b"\x1b[5n", "DSR6": b"\x1b[6n", "XTVERSION": b"\x1b[>0q", "SIZE": b"\x1b[18t"}
 
 
 def ask(fd: int, query: bytes) -> bytes:

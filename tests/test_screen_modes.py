@@ -126,7 +126,7 @@ def test_the_quick_check_lets_every_sequence_the_scanner_reads_through():
 
     samples = ["\x1b]0;title\x07", "\x1b]2;title\x1b\\", "\x1b]52;c;aGk=\x07", "\x1b[?2004h", "\x1b[?1049l",
                "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b[ q", "\x1b[6 q",
-               "\x1b[>q", "\x1b[>0q", "\x1b[18t"]
+               "\x1b[>q", "\x1b[>0q", "\x1b[>c", "\x1b[>0c", "\x1b[18t"]
     for sample in samples:
         assert _PATTERN.search(sample), sample
         assert any(sample.startswith(opening) for opening in _STARTS), sample

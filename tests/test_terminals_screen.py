@@ -26,17 +26,19 @@ def test_device_queries_are_answered_even_when_split():
 
 
 def test_the_queries_programs_probe_a_terminal_with_are_answered_as_xterm_answers():
-    """DSR 5 ("are you there"), XTVERSION (Claude Code and neovim send it at start) and the text
-    area's size (`CSI 18 t`: rows, then columns); a tmux pane answers all three, a tab did not,
-    and a program waiting for them waited out its timeout. Split anywhere, in one read or many."""
+    """DSR 5 ("are you there"), XTVERSION (Claude Code and neovim send it at start), DA2 (Emacs
+    waits 2 s for it) and the text area's size (`CSI 18 t`: rows, then columns); a tmux pane
+    answers all four, a tab did not, and a program waiting for them waited out its timeout.
+    Split anywhere, in one read or many."""
     from tikitaka.terminals.screen import version_reply
 
-    wanted = b"\x1b[0n" + version_reply().encode() + b"\x1b[8;5;40t" + version_reply().encode()
-    assert version_reply().startswith("\x1bP>|tikitaka ") and version_reply().endswith("\x1b\\")
-    queries = b"\x1b[5n\x1b[>q\x1b[18tx\x1b[>0q"
+    version = version_reply().encode()
+    wanted = b"\x1b[0n" + version + b"\x1b[8;5;40t" + version + b"\x1b[>1;0;0c" * 2
+    assert version.startswith(b"\x1bP>|tikitaka ") and version.endswith(b"\x1b\\")
+    queries = b"\x1b[5n\x1b[>q\x1b[18tx\x1b[>0q\x1b[>c\x1b[>0c"
     assert Screen(40, 5).feed(queries) == wanted
     assert feed_bytewise(Screen(40, 5), queries) == wanted
-    assert Screen(40, 5).feed(b"\x1b[>4;1m\x1b[14t\x1b[19t\x1b[>c") == b""  # (not ours to answer: as before)
+    assert Screen(40, 5).feed(b"\x1b[>4;1m\x1b[14t\x1b[19t\x1b[>1c") == b""  # (not ours to answer: as before)
 
 
 def test_dsr_reports_the_cursor_at_that_point_in_the_stream():
