@@ -1,6 +1,7 @@
 """The environment a tab's child process starts with.
 
-The user's environment, plus what makes a modern terminal (`TERM`, `COLORTERM`) and what lets the
+The user's environment, plus what makes a modern terminal (`TERM`, `COLORTERM`), which terminal
+it is (`TERM_PROGRAM`, `TERM_PROGRAM_VERSION`: tikitaka, as tmux names itself), and what lets the
 `tiki` CLI inside the tab reach the host and prove which tab it is (`TIKI_SOCKET`, `TIKI_TAB`,
 `TIKI_TAB_TOKEN`). `TMUX`/`TMUX_PANE` are dropped: programs would otherwise think they run inside
 tmux (and tmux itself refuses to nest). The user's environment is the one `tiki` was started
@@ -13,6 +14,8 @@ import os
 import secrets
 from collections.abc import Mapping
 
+from . import identity
+
 _DROP = ("TMUX", "TMUX_PANE")
 
 
@@ -22,6 +25,9 @@ def child_env(
     env = {k: v for k, v in base.items() if k not in _DROP}
     env["TERM"] = "xterm-256color"
     env["COLORTERM"] = "truecolor"
+    # The terminal the program talks to is ours, not the one `tiki` was started from (programs
+    # key behaviour to it: Claude Code's notifications, colour downgrades for Apple_Terminal).
+    env["TERM_PROGRAM"], env["TERM_PROGRAM_VERSION"] = identity.NAME, identity.version()
     env["TIKI_SOCKET"] = socket
     env["TIKI_TAB"] = tab
     env["TIKI_TAB_TOKEN"] = token

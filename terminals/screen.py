@@ -18,8 +18,6 @@ back until the screen is looked at and only what stays in pyavt goes through it
 from __future__ import annotations
 
 import codecs
-import functools
-import importlib.metadata
 import itertools
 import time
 from dataclasses import dataclass
@@ -27,7 +25,7 @@ from typing import Callable
 
 import avt
 
-from . import clusters, scroll_skip
+from . import clusters, identity, scroll_skip
 from .history import PlainHistory
 from .quiet import is_quiet
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows, wrapped_rows
@@ -48,14 +46,9 @@ DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
 DA2_REPLY = "\x1b[>1;0;0c"
 
 
-@functools.lru_cache(maxsize=1)
 def version_reply() -> str:
     """XTVERSION's answer: DCS > | name version ST, as xterm, tmux and kitty give theirs."""
-    try:
-        version = importlib.metadata.version("tikitaka")
-    except importlib.metadata.PackageNotFoundError:  # (run from a source tree not installed)
-        version = "0"
-    return f"\x1bP>|tikitaka {version}\x1b\\"
+    return f"\x1bP>|{identity.NAME} {identity.version()}\x1b\\"
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are

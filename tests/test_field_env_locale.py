@@ -1,5 +1,5 @@
 """Field test: the locale a tab's programs see. README: "Tabs get the user's environment plus
-TERM=xterm-256color, COLORTERM=truecolor, TIKI_SOCKET, TIKI_TAB and TIKI_TAB_TOKEN". A user on a
+TERM=xterm-256color, COLORTERM=truecolor, TERM_PROGRAM, TIKI_SOCKET, ...". A user on a
 server with LANG=C (no LC_* set) gets, in a tmux pane, the C locale: `ls` quotes UTF-8 names as
 octal escapes, `wc -m` counts bytes. In a tiki tab the same shell finds LC_CTYPE=C.UTF-8 -- a
 variable the user never set -- so the same commands behave differently there. A real
