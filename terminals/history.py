@@ -16,6 +16,7 @@ from collections import deque
 from typing import Callable
 
 import avt
+from avt.util import TextUnwrapper
 
 from .clusters import restore
 from .scroll_skip import row_text
@@ -41,6 +42,9 @@ release_memory = _malloc_trim()
 class PlainHistory:
     def __init__(self, limit: int) -> None:
         self._text: deque[str] = deque(maxlen=max(0, limit))
+        # Whether each of them goes on in the next (a line longer than the screen, wrapped): a
+        # copy or a search joins them without a newline, as in the rows pyavt still holds.
+        self._wraps: deque[bool] = deque(maxlen=max(0, limit))
         # Pushed out, text not read yet: pyavt's lines, or the lines a flood printed that never
         # went through pyavt (`scroll_skip`), as printed.
         self._raw: deque[avt.Line | str] = deque(maxlen=max(0, limit))
@@ -76,6 +80,7 @@ class PlainHistory:
         """Every line goes (counted as dropped)."""
         self.dropped += len(self)
         self._text.clear()
+        self._wraps.clear()
         self._raw.clear()
 
     def settle(self) -> int:
@@ -86,6 +91,8 @@ class PlainHistory:
         count = len(raw)
         self._text.extend(  # clusters back
             restore(row_text(line) if isinstance(line, str) else line.text.rstrip()) for line in raw)
+        # (~1 us a line; the lines a flood printed past pyavt each fit in a row: `scroll_skip`)
+        self._wraps.extend(not isinstance(line, str) and TextUnwrapper().push(line) is None for line in raw)
         raw.clear()
         if count >= RELEASE_AFTER:
             release_memory()
@@ -96,6 +103,12 @@ class PlainHistory:
         self.settle()
         text = self._text
         return [text[i] for i in range(max(0, start), min(stop, len(text)))]
+
+    def wrapped(self, start: int, stop: int) -> list[int]:
+        """Which of lines [start, stop) go on in the next one."""
+        self.settle()
+        wraps = self._wraps
+        return [i for i in range(max(0, start), min(stop, len(wraps))) if wraps[i]]
 
     def last(self, count: int) -> list[str]:
         self.settle()

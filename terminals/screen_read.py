@@ -48,14 +48,14 @@ class ScreenReads:
                            self._history_wrapped(first, stop))
 
     def _history_wrapped(self, start: int, stop: int) -> frozenset[int]:
-        """Which history rows [start, stop) go on in the next row, counted from `start`. Known
-        for the rows pyavt still holds (the newest STYLED_HISTORY); the older ones are kept as
-        text alone, each copied as a line of its own."""
+        """Which history rows [start, stop) go on in the next row, counted from `start`: from
+        the plain history's marks for the older rows, from pyavt for those it still holds."""
         plain = len(self._plain)
         lines = self._vt.lines()
         first = max(start, plain)
-        return frozenset(row + first - start for row in
-                         wrapped_rows(lines[first - plain:stop - plain], range(max(0, stop - first))))
+        return frozenset([row - start for row in self._plain.wrapped(start, min(stop, plain))] +
+                         [row + first - start for row in
+                          wrapped_rows(lines[first - plain:stop - plain], range(max(0, stop - first)))])
 
     def history_lines(self, start: int, stop: int) -> list[StyledLine]:
         """Scrollback rows [start, stop), 0 being the oldest kept."""
