@@ -5,7 +5,7 @@ changed rows of a screen it never had, and the tab keeps serving every other UI.
 from __future__ import annotations
 
 import pytest
-from conftest import BASH_TAB
+from conftest import BASH_TAB, wait_until
 from test_ui_protocol import Session
 
 from tikitaka.terminals.screen import Screen
@@ -64,3 +64,32 @@ def test_a_watch_whose_snapshot_fails_is_refused_and_sends_no_changed_rows(host,
     other.client.input(sh, b"\x03")
     ui.client.close()
     other.client.close()
+
+
+def test_a_tab_restarted_after_a_failure_whose_screen_cannot_be_read_is_said_to_its_ui(host, in_tiki_env, monkeypatch):
+    """A tab whose terminal actor failed is started again by `terminal-restart` (a new actor),
+    and the UIs showing the tab are moved to the new one; when its screen cannot be read, each
+    of them is told so (the move of the others goes on), and showing the tab again works."""
+    from test_supervision import Boom, inject
+
+    from tikitaka.actors.tabs.terminal import TerminalActor
+
+    ui = Session(in_tiki_env, 80, 24)
+    sh = ui.tabs["sh"]
+    ui.client.watch(sh)
+    ui.next("screen")
+    inject(monkeypatch, TerminalActor)
+    old = host.workspace.get("sh").get(timeout=5).terminal.actor_ref
+    old.tell(Boom())
+    wait_until(lambda: not old.is_alive(), what="the tab's actor to fail")
+    fail_snapshots(monkeypatch, 1)
+    host.workspace.restart_tab("sh").get(timeout=30)
+    error = ui.next("error")
+    assert "restarted" in error["message"] and "show it again" in error["message"], error
+    assert not ui.closed
+    ui.client.watch(sh)
+    first = ui.next("screen", where=lambda e: e["tab"] == sh)
+    assert first["full"]
+    ui.client.input(sh, b"echo after-$((40+2))\r")
+    ui.until_screen("after-42")
+    ui.client.close()

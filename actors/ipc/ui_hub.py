@@ -284,5 +284,5 @@ class UiHub:
                         session.send({"kind": "error", "ref": None,
                                       "message": f"tab {feed.tab} restarted but its screen could not be read ({exc!r}); "
                                                  "show it again to retry"})
-                if not feed.sessions:
+                if not feed.sessions and self._feeds.get(feed.tab) is feed:
                     del self._feeds[feed.tab]
