@@ -259,6 +259,20 @@ def in_tiki_env(tiki_env, monkeypatch) -> dict[str, str]:
 
 
 @pytest.fixture
+def bash_host(in_tiki_env, tmp_path):
+    """A host in this process (its actors reachable, their classes patchable for a fault) with
+    one bash tab "sh", no coordinator and no peers."""
+    from tikitaka.actors.host import Host, HostOptions
+
+    workspace = tmp_path / "workspace.toml"
+    workspace.write_text(BASH_TAB)
+    host = Host(HostOptions(workspace=workspace, coordinator=False, peers=False))
+    host.start()
+    yield host
+    host.stop()
+
+
+@pytest.fixture
 def plain_hosts(tmp_path, in_tiki_env):
     """Start in-process hosts without the coordinator or the bot: `start(workspace_toml,
     settings=None)`; all stopped at the end of the test."""

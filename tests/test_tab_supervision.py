@@ -6,22 +6,9 @@ from __future__ import annotations
 
 import subprocess
 
-import pytest
-from conftest import BASH_TAB, TIKI, wait_until
+from conftest import TIKI, wait_until
 
 from tikitaka.terminals.screen import Screen
-
-
-@pytest.fixture
-def host(in_tiki_env, tmp_path):
-    from tikitaka.actors.host import Host, HostOptions
-
-    workspace = tmp_path / "workspace.toml"
-    workspace.write_text(BASH_TAB)
-    host = Host(HostOptions(workspace=workspace, coordinator=False, peers=False))
-    host.start()
-    yield host
-    host.stop()
 
 
 def tiki(env, *args: str) -> subprocess.CompletedProcess[str]:
@@ -33,7 +20,7 @@ def screen_text(env) -> str:
     return result.stdout if result.returncode == 0 else ""
 
 
-def test_a_reader_that_raises_once_is_restarted_and_the_tab_keeps_working(host, in_tiki_env, monkeypatch):
+def test_a_reader_that_raises_once_is_restarted_and_the_tab_keeps_working(bash_host, in_tiki_env, monkeypatch):
     feed = Screen.feed
     failures = []
 
@@ -48,11 +35,11 @@ def test_a_reader_that_raises_once_is_restarted_and_the_tab_keeps_working(host, 
     wait_until(lambda: failures, what="the injected failure")
     assert tiki(in_tiki_env, "terminal-send", "sh", "echo after-$((40+2))").returncode == 0
     wait_until(lambda: "after-42" in screen_text(in_tiki_env), what="output after the restart")
-    terminal = host.workspace.get("sh").get(timeout=5).terminal
+    terminal = bash_host.workspace.get("sh").get(timeout=5).terminal
     assert terminal.status().get(timeout=5)["failed"] is None
 
 
-def test_a_reader_that_keeps_failing_marks_the_tab_failed_until_restart(host, in_tiki_env, monkeypatch):
+def test_a_reader_that_keeps_failing_marks_the_tab_failed_until_restart(bash_host, in_tiki_env, monkeypatch):
     # A child that prints all the time, so a reader that raises on every chunk fails again
     # at once after each restart until the supervisor gives up (5 restarts in 60 s).
     assert tiki(in_tiki_env, "terminal-send", "sh", "while :; do echo tick; sleep 0.02; done").returncode == 0
@@ -66,7 +53,7 @@ def test_a_reader_that_keeps_failing_marks_the_tab_failed_until_restart(host, in
         return feed(self, data)
 
     monkeypatch.setattr(Screen, "feed", always_fail)
-    terminal = host.workspace.get("sh").get(timeout=5).terminal
+    terminal = bash_host.workspace.get("sh").get(timeout=5).terminal
     status = wait_until(lambda: (s := terminal.status().get(timeout=5))["failed"] and s, 20,
                         what="the tab to be marked failed")
     assert status["failed"].startswith("reader: ValueError: emulator broken"), status
@@ -82,7 +69,7 @@ def test_a_reader_that_keeps_failing_marks_the_tab_failed_until_restart(host, in
     wait_until(lambda: "healed-9" in screen_text(in_tiki_env), what="output after the restart")
 
 
-def test_a_writer_failure_fails_the_waiting_send_and_the_next_send_works(host, in_tiki_env, monkeypatch):
+def test_a_writer_failure_fails_the_waiting_send_and_the_next_send_works(bash_host, in_tiki_env, monkeypatch):
     from tikitaka.actors.tabs import terminal_io
 
     write_one = terminal_io.TerminalThreads._write_one

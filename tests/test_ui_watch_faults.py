@@ -5,24 +5,12 @@ changed rows of a screen it never had, and the tab keeps serving every other UI.
 from __future__ import annotations
 
 import pytest
-from conftest import BASH_TAB, wait_until
+from conftest import wait_until
 from test_ui_protocol import Session
 
 from tikitaka.terminals.screen import Screen
 
 BUSY = b"i=0; while :; do printf '\\r%d' $((i+=1)); sleep 0.002; done\r"  # one row, always
-
-
-@pytest.fixture
-def host(in_tiki_env, tmp_path):
-    from tikitaka.actors.host import Host, HostOptions
-
-    workspace = tmp_path / "workspace.toml"
-    workspace.write_text(BASH_TAB)
-    host = Host(HostOptions(workspace=workspace, coordinator=False, peers=False))
-    host.start()
-    yield host
-    host.stop()
 
 
 def fail_snapshots(monkeypatch, times: int) -> list[int]:
@@ -40,7 +28,7 @@ def fail_snapshots(monkeypatch, times: int) -> list[int]:
 
 
 @pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside-another-ui"])
-def test_a_watch_whose_snapshot_fails_is_refused_and_sends_no_changed_rows(host, in_tiki_env, monkeypatch, beside):
+def test_a_watch_whose_snapshot_fails_is_refused_and_sends_no_changed_rows(bash_host, in_tiki_env, monkeypatch, beside):
     other = Session(in_tiki_env, 80, 24)
     sh = other.tabs["sh"]
     other.client.input(sh, BUSY)
@@ -66,7 +54,7 @@ def test_a_watch_whose_snapshot_fails_is_refused_and_sends_no_changed_rows(host,
     other.client.close()
 
 
-def test_a_tab_restarted_after_a_failure_whose_screen_cannot_be_read_is_said_to_its_ui(host, in_tiki_env, monkeypatch):
+def test_a_tab_restarted_after_a_failure_whose_screen_cannot_be_read_is_said_to_its_ui(bash_host, in_tiki_env, monkeypatch):
     """A tab whose terminal actor failed is started again by `terminal-restart` (a new actor),
     and the UIs showing the tab are moved to the new one; when its screen cannot be read, each
     of them is told so (the move of the others goes on), and showing the tab again works."""
@@ -79,11 +67,11 @@ def test_a_tab_restarted_after_a_failure_whose_screen_cannot_be_read_is_said_to_
     ui.client.watch(sh)
     ui.next("screen")
     inject(monkeypatch, TerminalActor)
-    old = host.workspace.get("sh").get(timeout=5).terminal.actor_ref
+    old = bash_host.workspace.get("sh").get(timeout=5).terminal.actor_ref
     old.tell(Boom())
     wait_until(lambda: not old.is_alive(), what="the tab's actor to fail")
     fail_snapshots(monkeypatch, 1)
-    host.workspace.restart_tab("sh").get(timeout=30)
+    bash_host.workspace.restart_tab("sh").get(timeout=30)
     error = ui.next("error")
     assert "restarted" in error["message"] and "show it again" in error["message"], error
     assert not ui.closed
