@@ -22,9 +22,9 @@ from . import clusters
 
 # After an ESC: an OSC/DCS/APC string, RIS, RI, DECKPAM `=`, DECKPNM `>` (the notification and
 # mode scanners); after a CSI's parameters: REP (`b`), DA1 (`c`), DSR (`n`); a private (`?`) or
-# `!` CSI (DECSET/DECRST, DECSTR, DECRQM); `c` alone (DA1); `>` (XTVERSION); `3J` (ED 3);
-# `18t` (the text area's size); DECSCUSR (` q`). Some
-# more than the scanners want (DSR 5n): those chunks just take the long way. One ESC-anchored
+# `!` CSI (DECSET/DECRST, DECSTR, DECRQM); `c` alone (DA1); `>` (DA2, XTVERSION); `3J` (ED 3);
+# `18t` (the text area's size); DECSCUSR (` q`). Some more than the scanners want (DSR 7n, any
+# `>` CSI): those chunks just take the long way. One ESC-anchored
 # pattern with a possessive parameter run: the regex engine jumps from ESC to ESC and gives up
 # on an SGR at its final byte (~0.35 ms per 64 KB of coloured output; the scanners' own
 # patterns one after another took ~1.3 ms).

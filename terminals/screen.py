@@ -39,16 +39,12 @@ from .vt_limits import RepeatClamp
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
 DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
-# DA2, "which terminal and version": a VT220, version 0. Emacs asks at start and waits up to 2 s
-# for an answer (tmux answers its own, 84;0;0); the version stays 0 because programs key
-# features to xterm's patch level: above 242 Emacs asks for the background colour (OSC 11,
-# which we do not answer) and waits again, from 95 vim takes us for an xterm.
+# DA2, "which terminal and version": a VT220, version 0. Emacs asks at start and waits for the
+# answer (Emacs 28: 0.3 s without one; tmux answers its own, 84;0;0). The version stays 0
+# because programs key features to xterm's patch level: above 242 Emacs asks for the
+# background colour (OSC 11, which we do not answer) and waits again; from 95 vim takes us for
+# an xterm.
 DA2_REPLY = "\x1b[>1;0;0c"
-
-
-def version_reply() -> str:
-    """XTVERSION's answer: DCS > | name version ST, as xterm, tmux and kitty give theirs."""
-    return f"\x1bP>|{identity.NAME} {identity.version()}\x1b\\"
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
@@ -80,6 +76,11 @@ class ScreenUpdate:
     dropped: int = 0  # history lines dropped so far from the oldest end (`Screen.dropped`)
     cursor_style: int = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
     wrapped: frozenset[int] = frozenset()  # rows among `lines` that go on in the next row
+
+
+def version_reply() -> str:
+    """XTVERSION's answer: DCS > | name version ST, as xterm, tmux and kitty give theirs."""
+    return f"\x1bP>|{identity.NAME} {identity.version()}\x1b\\"
 
 
 class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):

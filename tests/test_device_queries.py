@@ -1,5 +1,5 @@
 """The questions a program asks its terminal, through a real tab: DA1, the cursor position,
-which terminal and version (DA2: Emacs waits 2 s for it), "are you there" (DSR 5), the
+which terminal and version (DA2: Emacs waits for it at start), "are you there" (DSR 5), the
 terminal's name (XTVERSION: Claude Code asks it at start) and the text area's size (`CSI 18
 t`). A tmux pane answers all of them; a tab answered the first two, and a program waiting for
 the others waited out its timeout."""

@@ -27,7 +27,7 @@ def test_device_queries_are_answered_even_when_split():
 
 def test_the_queries_programs_probe_a_terminal_with_are_answered_as_xterm_answers():
     """DSR 5 ("are you there"), XTVERSION (Claude Code and neovim send it at start), DA2 (Emacs
-    waits 2 s for it) and the text area's size (`CSI 18 t`: rows, then columns); a tmux pane
+    waits for it at start) and the text area's size (`CSI 18 t`: rows, then columns); a tmux pane
     answers all four, a tab did not, and a program waiting for them waited out its timeout.
     Split anywhere, in one read or many."""
     from tikitaka.terminals.screen import version_reply
