@@ -251,7 +251,7 @@ def _unfinished_tail(text: str, consumed: int) -> str:
         return tail if "\x07" not in tail and "\x1b\\" not in tail[1:] else ""
     if tail == "\x1b" or tail.startswith("\x1b["):
         # CSI: unfinished while it is only parameters so far (and DECRQM's `$`, DECSCUSR's space,
-        # XTVERSION's `>`)
+        # DA2's and XTVERSION's `>`)
         body = tail[2:]
         return tail if re.fullmatch(r"[?>]?[0-9;]*\$?|\d? ", body) else ""
     return ""
