@@ -47,6 +47,7 @@ class UiClient:
         self._send_lock = threading.Lock()
         self._close_lock = threading.Lock()
         self._refs = itertools.count(1)
+        self.quiet_refs: set[int] = set()  # messages whose refusal the UI need not show (`colors`)
         self._replies: dict[int, Callable[[dict[str, Any]], None]] = {}
         self._reader: threading.Thread | None = None
         self._on_close: Callable[[str], None] | None = None
@@ -209,6 +210,15 @@ class UiClient:
 
     def watch(self, tab: int) -> None:
         self.send({"t": "watch", "tab": tab})
+
+    def colors(self, fg: str | None, bg: str | None) -> int:
+        """The default colours of this UI's terminal (as it answered OSC 10/11), for the tabs'
+        programs that ask. Returns the message's ref: a host from before `colors` answers an
+        `error` with it, which the UI does not show (that host cannot pass colours on)."""
+        ref = self._ref()
+        self.quiet_refs.add(ref)
+        self.send({"t": "colors", "ref": ref, **({"fg": fg} if fg else {}), **({"bg": bg} if bg else {})})
+        return ref
 
     def scrollback(self, tab: int, rows: int, *, offset: int | None = None, start: int | None = None,
                    screen: bool = False) -> int:

@@ -8,6 +8,7 @@ A session starts with the `ui.attach` request (protocol.ops.UI_ATTACH) carrying 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, TypedDict
 
 from .schema import Length, Range
@@ -21,6 +22,7 @@ MAX_MESSAGE = 1024 * 1024  # bytes in one up message (a paste larger than this i
 DEFAULT_FPS = 60
 MAX_SETTINGS = 256 * 1024  # characters of config.toml an attach may carry
 MAX_PAGE = 10_000  # history rows in one `scrollback` answer (the default history: all of it)
+MAX_COLOR = 32  # characters of a colour in `colors` (`rgb:RRRR/GGGG/BBBB` is 18)
 
 TabId = Annotated[int, Range(1)]
 Cols = Annotated[int, Range(2, 1000)]
@@ -157,10 +159,26 @@ class Ask(TypedDict):
     text: Annotated[str, Length(min=1)]
 
 
+class _Colors(TypedDict):
+    t: Literal["colors"]
+    ref: int  # (an older host refuses the message with an `error` of this ref, which a UI ignores)
+
+
+class Colors(_Colors, total=False):
+    """The default colours of the UI's terminal, as it answered OSC 10 (`fg`) and OSC 11 (`bg`):
+    `rgb:RRRR/GGGG/BBBB` (1-4 hex digits each), or left out when it did not answer. A tab's
+    program that asks for them gets those of the latest UI's terminal."""
+
+    fg: Annotated[str, Length(max=MAX_COLOR)]
+    bg: Annotated[str, Length(max=MAX_COLOR)]
+
+
 UP: dict[str, type] = {
     "input": Input, "paste": Paste, "mouse": Mouse, "resize": Resize, "watch": Watch,
-    "scrollback": Scrollback, "consent": Consent, "call": Call, "ask": Ask,
+    "scrollback": Scrollback, "consent": Consent, "call": Call, "ask": Ask, "colors": Colors,
 }
+# A colour as terminals answer OSC 10/11: the only form a tab's program is handed.
+COLOR = re.compile(r"rgb:[0-9a-fA-F]{1,4}/[0-9a-fA-F]{1,4}/[0-9a-fA-F]{1,4}")
 
 
 # -- the ui.attach op's own shapes (protocol.ops.UI_ATTACH) ---------------------------------

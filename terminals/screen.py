@@ -6,7 +6,8 @@ Out come styled rows (for the UI, built by `rows`, measured as Rich measures the
 plain text of the last N lines of scrollback and screen (for `terminal-read` and the
 coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
 rows that changed since the last look, and the replies to device queries (DA1, DA2, DSR 5n and
-6n, XTVERSION, the size in cells: `CSI 18 t`) to write back to the child.
+6n, XTVERSION, the size in cells: `CSI 18 t`, the default colours: OSC 10/11 once `colors` are
+known) to write back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
 lazily (`settle`: when the output is quiet, or when someone reads the history). Under a flood
@@ -99,6 +100,9 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         # One look tells whether the scanners can skip a chunk (see `quiet`); tests set None to
         # compare with every scanner looking at every chunk.
         self._check_quiet: Callable[[bytes, str, str], bool] | None = is_quiet
+        # The default (foreground, background) of the terminal the latest UI runs in, as OSC
+        # 10/11 answer them (`rgb:...`), for a program that asks; None while unknown: no answer.
+        self.colors: tuple[str | None, str | None] = (None, None)
         self._init_held(cols, styled)
 
     # -- input -----------------------------------------------------------------------------
@@ -151,6 +155,11 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
                     replies.append(version_reply())
                 elif kind == "size":  # XTWINOPS 18: the text area, in cells
                     replies.append(f"\x1b[8;{self._rows};{self._cols}t")
+                elif kind.startswith("color:"):  # OSC 10/11: those of the latest UI's terminal, if known
+                    _, number, end = kind.split(":", 2)
+                    color = self.colors[number == "11"]
+                    if color:
+                        replies.append(f"\x1b]{number};{color}{end}")
                 elif kind.startswith("rqm:"):  # DECRQM: "rqm:<mode>;<1 set|2 reset>"
                     replies.append(f"\x1b[?{kind[4:]}$y")
                 else:  # DSR; in the pending-wrap state the cursor is on the last column

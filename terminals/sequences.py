@@ -7,7 +7,8 @@ pyavt renders the grid but does not report the window title (OSC 0/2), bracketed
 1000/1002/1003 tracking, 1005/1006/1015 encodings, 1004 focus events), the cursor style
 (DECSCUSR, `CSI Ps SP q`), the keypad mode (DECKPAM `ESC =`, DECKPNM `ESC >`, DECNKM
 `CSI ?66h/l`: the tab's keys are translated for it, `keys.typed_keys`), clipboard sets, or
-answer device queries (DA1, DA2, DSR 5n and 6n, XTVERSION, `CSI 18 t`); and it ignores DECCOLM
+answer device queries (DA1, DA2, DSR 5n and 6n, XTVERSION, `CSI 18 t`, the default colours:
+OSC 10/11); and it ignores DECCOLM
 (`CSI ?3h/l`), which xterm and tmux answer by clearing the screen and homing the cursor, and
 ED 3 (`CSI 3 J`), with which they erase the scrollback. `ModeScanner` finds those in the text
 stream, keeping a short tail so a sequence split across two reads is still seen (an OSC 52
@@ -30,7 +31,7 @@ from .osc52 import KEEP, ClipboardSet, Osc52Collector
 # over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
-    r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;))"
+    r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;)|(?P<color>1[01]);\?(?P<color_end>\x07|\x1b\\))"
     r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<da2>>0?c)|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)"
     r"|(?P<style>\d?) q|(?P<version>>0?q)|(?P<size>18t))"
     r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
@@ -66,7 +67,7 @@ class ScreenModes:
 @dataclass
 class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
-    device query ("da1", "da2", "dsr5", "dsr6", "version", "size"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
+    device query ("da1", "da2", "dsr5", "dsr6", "version", "size", "color:<10|11>:<its end>"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
     DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
     history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
     sequence *starts*: it is replaced)."""
@@ -127,6 +128,9 @@ class ModeScanner:
                 self.app_keypad = match.group("keypad") == "="
             elif match.group("osc") is not None:
                 self.title = match.group("title")
+            elif match.group("color") is not None:  # OSC 10/11 "?": answered as asked, BEL or ST
+                if pos > shift:
+                    queries.append(Query(f"color:{match.group('color')}:{match.group('color_end')}", pos - shift))
             elif match.group("modes") is not None:
                 if self._modes(match.group("modes"), match.group("hl") == "h") and pos > shift:
                     queries.append(Query("deccolm", pos - shift))

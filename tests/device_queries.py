@@ -1,5 +1,7 @@
 """A program that probes its terminal as Claude Code, neovim and shells do: each query in
-raw mode, the reply read with a timeout, printed as `name=<hex or none>` (tests only)."""
+raw mode, the reply read with a timeout, printed as `name=<hex or none>` (tests only).
+`device_queries.py [NAME ...]` asks those of QUERIES (default: all but the colours), then
+waits for a line (Enter) to ask them again."""
 
 import os
 import select
@@ -8,7 +10,9 @@ import termios
 import time
 import tty
 
-QUERIES = {"DA1": b"\x1b[c", "DA2": b"\x1b[>0c", "DSR5": b"\x1b[5n", "DSR6": b"\x1b[6n", "XTVERSION": b"\x1b[>0q", "SIZE": b"\x1b[18t"}
+QUERIES = {"DA1": b"\x1b[c", "DA2": b"\x1b[>0c", "DSR5": b"\x1b[5n", "DSR6": b"\x1b[6n", "XTVERSION": b"\x1b[>0q",
+           "SIZE": b"\x1b[18t", "FG": b"\x1b]10;?\x1b\\", "BG": b"\x1b]11;?\x07"}
+ASKED = sys.argv[1:] or [name for name in QUERIES if name not in ("FG", "BG")]
 
 
 def ask(fd: int, query: bytes) -> bytes:
@@ -21,13 +25,14 @@ def ask(fd: int, query: bytes) -> bytes:
 
 
 fd = sys.stdin.fileno()
-saved = termios.tcgetattr(fd)
-tty.setraw(fd)
-try:
-    replies = {name: ask(fd, query) for name, query in QUERIES.items()}
-finally:
-    termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-size = os.get_terminal_size(fd)  # what the kernel says, for the text area's answer
-print("\r\n".join(f"{name}={reply.hex() or 'none'}" for name, reply in replies.items()),
-      f"KERNEL={size.lines};{size.columns}", "QUERIES DONE", sep="\r\n", end="\r\n")
-time.sleep(600)
+for round_ in range(1, 100):
+    saved = termios.tcgetattr(fd)
+    tty.setraw(fd)
+    try:
+        replies = {name: ask(fd, QUERIES[name]) for name in ASKED}
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    size = os.get_terminal_size(fd)  # what the kernel says, for the text area's answer
+    print("\r\n".join(f"{name}={reply.hex() or 'none'}" for name, reply in replies.items()),
+          f"KERNEL={size.lines};{size.columns}", f"QUERIES DONE {round_}", sep="\r\n", end="\r\n", flush=True)
+    sys.stdin.readline()

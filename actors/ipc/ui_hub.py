@@ -7,7 +7,8 @@ size the tabs follow, and everything the UIs must hear.
 - Sizes follow the most recently active UI (tmux's `window-size latest`): a UI that types,
   pastes, resizes or switches tabs becomes the latest, and the tab it shows takes its size.
   Other UIs draw that tab clipped or padded. When a UI stops showing a tab (it detaches or
-  switches), the tab takes the size of the latest of the UIs still showing it.
+  switches), the tab takes the size of the latest of the UIs still showing it. The default
+  colours a tab's program is told follow the latest UI too (`ui_colors`).
 - Events: the host's bus (tabs, bot-chat, coordinator progress, consent requests, peers,
   failures) goes out to every session, encoded once; what the agent panel logs is also kept
   for UIs that attach later (`ui_backlog`). One hub thread does it, so no publisher ever waits
@@ -35,6 +36,7 @@ from ..errors import TikiError
 from ..events import ScreenChanged, TabsChanged
 from .tab_feed import TabFeed
 from .ui_backlog import Backlog
+from .ui_colors import TabColors
 from .ui_frames import event_body, wire_event
 
 POLL_EVERY = 1.0  # seconds between tab-list polls while UIs are attached
@@ -64,6 +66,7 @@ class UiHub:
         self._events: queue.Queue[Any] = queue.Queue()
         self._unsubscribe = host.bus.subscribe(self._on_bus)
         self._polled = 0.0
+        self.colors = TabColors(self._all_terminals)
 
     def start(self) -> None:
         self._host.supervisor.thread("ui.hub", self._run)
@@ -162,11 +165,17 @@ class UiHub:
         else:  # others still show the tab: it takes the size of the latest of them
             self._resize(feed.tab, max(feed.sessions, key=lambda other: other.active_at).size)
 
+    @property
+    def latest(self) -> Any:
+        """The most recently active session (None when it left)."""
+        return self._latest
+
     def touch(self, session: Any) -> None:
         """`session` was just used: it is the latest, and the tab it shows takes its size."""
         self._latest = session
         session.active_at = next(self._activity)
         self._resize(session.tab, session.size)
+        self.colors.follow(session)
 
     def _resize(self, tab: int | None, size: tuple[int, int] | None) -> None:
         if tab is None or size is None or self._applied.get(tab) == size:
@@ -240,6 +249,7 @@ class UiHub:
         if isinstance(event, TabsChanged):
             self._set_tabs([tab.to_json() for tab in event.tabs])
             self._rebind_feeds()
+            self.colors.tell_all()  # (a tab opened or started again: a new screen)
         elif isinstance(event, ConsentNeeded):
             with self._lock:
                 self._consents[event.request_id] = wire_event(event) or {}
@@ -261,6 +271,15 @@ class UiHub:
         if self._set_tabs(tabs):
             self.broadcast({"kind": "tabs", "tabs": tabs})
         self._responder(True)  # a restarted coordinator starts without a responder
+
+    def _all_terminals(self) -> list[Any]:
+        terminals = []
+        for tab in list(self._tabs):
+            try:
+                terminals.append(self.terminal(tab["id"]))
+            except (TikiError, pykka.ActorDeadError, pykka.Timeout):
+                pass  # closed, or failed: started again later, it is told then
+        return terminals
 
     def _rebind_feeds(self) -> None:
         """A tab whose terminal actor was replaced (restarted after a failure): watch the new one."""

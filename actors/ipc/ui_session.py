@@ -83,6 +83,7 @@ class UiSession:
         self.active_at = 0  # when it was last used, in the hub's order (its sizes follow the latest)
         cols, rows = args.get("cols"), args.get("rows")
         self.size: tuple[int, int] | None = (cols, rows) if cols and rows else None
+        self.colors: tuple[str | None, str | None] = (None, None)  # its terminal's default fg, bg
         self._ended: str | None = None
         self.outbox = Outbox(self._conn, frame_prefix(ctx.request_id), args.get("fps", ui.DEFAULT_FPS), self.end)
 
@@ -206,6 +207,14 @@ class UiSession:
     def _on_resize(self, message: dict[str, Any]) -> None:
         self.size = (message["cols"], message["rows"])
         self._hub.touch(self)
+
+    def _on_colors(self, message: dict[str, Any]) -> None:
+        for key in ("fg", "bg"):
+            if key in message and not ui.COLOR.fullmatch(message[key]):
+                raise BadArguments(f"'{key}' is not a colour as a terminal answers OSC 10/11 (rgb:RRRR/GGGG/BBBB)")
+        self.colors = (message.get("fg"), message.get("bg"))
+        if self._hub.latest is self or self._hub.colors.colors == (None, None):
+            self._hub.colors.follow(self)
 
     def _on_watch(self, message: dict[str, Any]) -> None:
         self._hub.watch(self, message["tab"])

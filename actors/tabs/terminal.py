@@ -198,6 +198,11 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
         self._require_running()
         return self._pty.line_limit() if self._pty is not None else None
 
+    def set_colors(self, fg: str | None, bg: str | None) -> None:
+        """The default colours of the latest UI's terminal: a program that asks (OSC 10/11) gets them."""
+        with self._lock:
+            self._screen.colors = (fg, bg)
+
     def resize(self, cols: int, rows: int) -> None:
         cols, rows = max(2, int(cols)), max(1, int(rows))
         with self._lock:

@@ -13,7 +13,8 @@ does a bracketed paste, in order with them; otherwise keys go to Textual's parse
 becomes a Paste event. The kitty keyboard protocol stays off: with it the outer terminal would
 send CSI-u sequences, which programs in the tab do not expect. The keypad is kept in
 application mode while the UI runs, as tmux keeps its terminal, so KP1 is told from 1; the host
-gives each tab the form its program asked for, and Textual's widgets get the characters.
+gives each tab the form its program asked for, and Textual's widgets get the characters. The
+terminal is asked for its default colours once it is set up (`outer_colors`).
 
 When the outer terminal goes away (a read finds its end, a write fails) the app is told once
 and closes: a detach, the tabs run on. Output goes through `TerminalWriter`, which never blocks
@@ -38,6 +39,8 @@ from textual.keys import _character_to_key
 from ...terminals.keys import keypad_keys
 from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
+from .outer_colors import QUERY as COLORS_QUERY
+from .outer_colors import OuterColors
 from .raw_input import Splitter
 from .terminal_writer import TerminalWriter
 
@@ -71,6 +74,7 @@ class RawDriver(LinuxDriver):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         self.splitter = Splitter(app.prefix_bytes)
+        self.colors = OuterColors(self.splitter, app.client)
         self._wake_w = -1  # the input thread's wake-up pipe: one per run (a suspend ends the thread)
         self._resume = False
         self._lost = threading.Event()  # the outer terminal is gone
@@ -91,6 +95,9 @@ class RawDriver(LinuxDriver):
         # SS3 q, not as the 1 of the digits row, so a program that asked for it (vim, mc) can
         # get it; the host gives every tab the form its program asked for (`keys.typed_keys`).
         self.write(KEYPAD_APPLICATION)
+        if not os.environ.get("TERM", "").startswith("linux"):  # (the Linux console prints an OSC it does not know)
+            self.write(COLORS_QUERY)  # for the tabs' programs that ask (`outer_colors`)
+            self.colors.asked()
 
     def stop_application_mode(self) -> None:
         # (before Textual shows the cursor again: the user's own shape, not the tab program's)
@@ -179,7 +186,10 @@ class RawDriver(LinuxDriver):
                 target = keys_target(app) if actions else None
                 if self._trace is not None and (data or actions):
                     self._trace.write(f"read {data!r} target={target} stopped={splitter.stopped} -> {actions!r}\n")
+                self.colors.tick()
                 for kind, chunk in actions:
+                    if kind == "ui" and not (chunk := self.colors.take(chunk)):
+                        continue  # (the terminal's colours, and nothing else)
                     if kind == "tab" and target == "panel":
                         for n, piece in enumerate(chunk.split(BACKTAB)):  # Shift+Tab cycles the mode
                             if n:

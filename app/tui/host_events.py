@@ -72,8 +72,8 @@ class HostEvents:
             self.notifier.event(event)
         elif kind == "backend":
             self.panel.set_ai_available(event.get("problem"))
-        elif kind == "error":  # (a toast too while the panel is hidden: it must not go unseen)
-            self.on_panel_note(PanelNote(f"host: {event['message']}", "red"))
+        elif kind == "error" and event.get("ref") not in self.client.quiet_refs:
+            self.on_panel_note(PanelNote(f"host: {event['message']}", "red"))  # (a toast too while the panel is hidden)
 
     def on_detached(self, message: Detached) -> None:
         self.detached_reason = message.reason

@@ -7,7 +7,9 @@ came (Alt+1 stays ESC 1, F5 stays ESC [ 1 5 ~), except
   to come; a paste in between ends the prefix and is pasted),
 - mouse reports (SGR `ESC [ < ... M/m`, urxvt `ESC [ b;x;y M`, X10 `ESC [ M bxy`), focus
   reports (`ESC [ I`, `ESC [ O`) and the terminal's answers to the UI's queries (`ESC [ ? ...
-  $ y`, `ESC [ ? ... u`, in-band resize `ESC [ 48 ; ... t`): these go to the UI,
+  $ y`, `ESC [ ? ... u`, in-band resize `ESC [ 48 ; ... t`, its colours `ESC ] 10/11 ; ...`):
+  these go to the UI. (`ESC ]` is otherwise Alt+]; while the UI waits for its colours, one cut
+  off at the end of a read is held for the rest of an answer),
 - a bracketed paste (`ESC [ 200 ~ ... ESC [ 201 ~`): its text, pasted into the tab (bracketed
   again only if the program asked).
 
@@ -30,6 +32,10 @@ _CSI_END = re.compile(rb"[\x40-\x7e]")  # a CSI's final byte
 _CSI_BODY = re.compile(rb"[\x20-\x3f]*")  # parameters and intermediates
 _UI_CSI = re.compile(rb"\x1b\[(?:<[\d;]*[Mm]|\d+;\d+;\d+M|[IO]|\?[\d;]*\$y|\?\d*u|48;[\d;]*t)\Z")
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+# The terminal's answer to OSC 10/11 "?" (its default colours), ended by BEL or ST; and what can
+# still grow into one.
+COLOR_REPLY = re.compile(rb"\x1b\](1[01]);([^\x07\x1b]{1,64})(?:\x07|\x1b\\)")
+_COLOR_REPLY_START = re.compile(rb"\x1b\](?:1(?:[01](?:;[^\x07\x1b]{0,64}\x1b?)?)?)?")
 
 
 def _utf8_length(lead: int) -> int:
@@ -49,6 +55,7 @@ class Splitter:
         self.pending = b""  # bytes not looked at yet (held sequences, or after a command)
         self._paste: bytearray | None = None
         self.stopped = False  # a command was returned: `resume()` before going on
+        self.awaiting_colors = False  # the UI asked its terminal for its colours (OSC 10/11)
 
     def feed(self, data: bytes) -> list[tuple[str, bytes]]:
         self.pending += data
@@ -132,13 +139,17 @@ class Splitter:
         self.pending = buf[i:]
         return _merged(out)
 
-    @staticmethod
-    def _sequence_size(buf: bytes, i: int, final: bool) -> int:
+    def _sequence_size(self, buf: bytes, i: int, final: bool) -> int:
         """Length of the escape sequence at `i`, or 0 when it may still be growing."""
         rest = len(buf) - i
         if rest == 1:
             return 1  # a lone ESC: the Escape key (terminals send sequences in one write)
         second = buf[i + 1]
+        if second == ord("]"):  # the terminal's colours, or Alt+]
+            if (reply := COLOR_REPLY.match(buf, i)) is not None:
+                return reply.end() - i
+            if self.awaiting_colors and not final and _COLOR_REPLY_START.fullmatch(buf, i):
+                return 0
         if second == ord("["):
             body = _CSI_BODY.match(buf, i + 2)
             end = body.end() if body else i + 2
@@ -171,7 +182,8 @@ class Splitter:
 
 def _for_ui(sequence: bytes) -> bool:
     """A mouse or focus report, or the terminal's answer to a query: the UI's, never a key."""
-    return bool(_UI_CSI.match(sequence)) or sequence.startswith(b"\x1b[M") and len(sequence) == 6
+    return (bool(_UI_CSI.match(sequence)) or sequence.startswith(b"\x1b[M") and len(sequence) == 6
+            or COLOR_REPLY.fullmatch(sequence) is not None)
 
 
 def _merged(actions: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
