@@ -43,8 +43,8 @@ DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
 # DA2, "which terminal and version": a VT220, version 0. Emacs asks at start and waits for the
 # answer (Emacs 28: 0.3 s without one; tmux answers its own, 84;0;0). The version stays 0
 # because programs key features to xterm's patch level: above 242 Emacs asks for the
-# background colour (OSC 11, which we do not answer) and waits again; from 95 vim takes us for
-# an xterm.
+# background colour (OSC 11, unanswered until a UI's terminal told its colours) and waits
+# again; from 95 vim takes us for an xterm.
 DA2_REPLY = "\x1b[>1;0;0c"
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
