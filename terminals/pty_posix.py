@@ -28,10 +28,12 @@ import sys
 import termios
 import threading
 import time
+from typing import Callable, TypeVar
 
 from . import session
 from .pty_fork import fork_exec
 
+_T = TypeVar("_T")
 # How long to wait, between polls, before checking whether a silent child has exited.
 _IDLE_CHECK_S = 0.25
 # Grace between SIGHUP/SIGTERM and SIGKILL in kill().
@@ -97,14 +99,7 @@ class PosixPty:
         """What the child has written and `read` would return at once, without waiting; b""
         when nothing is there. A reader that drains this after `read` feeds its screen in big
         pieces (a PTY hands out ~4 KB per read) instead of a piece per read."""
-        if not self._enter():
-            return b""
-        try:
-            return os.read(self._fd, max_bytes)
-        except OSError:  # EAGAIN (nothing there), or the terminal is gone: `read` will say
-            return b""
-        finally:
-            self._leave()
+        return self._ask(lambda fd: os.read(fd, max_bytes), b"")  # (EAGAIN: nothing there)
 
     def output_within(self, timeout: float) -> bool:
         """Whether output (or the end of it) is there within `timeout` s. A reader that looks
@@ -119,14 +114,7 @@ class PosixPty:
     def foreground_group(self) -> int | None:
         """The terminal's foreground process group (the child's own while it is at its prompt;
         a job it started while that runs), or None once the terminal is gone. One ioctl."""
-        if not self._enter():
-            return None
-        try:
-            return os.tcgetpgrp(self._fd)
-        except OSError:
-            return None
-        finally:
-            self._leave()
+        return self._ask(os.tcgetpgrp, None)
 
     def write(self, data: bytes, timeout: float | None = None) -> int:
         """Write `data`, waiting while the child does not take it; returns the bytes written:
@@ -156,15 +144,8 @@ class PosixPty:
     def line_limit(self) -> int | None:
         """The longest input line the child's tty takes whole right now, or None when the
         child reads raw input (no canonical line editing), where no such limit applies."""
-        if not self._enter():
-            return None
-        try:
-            lflag = termios.tcgetattr(self._fd)[3]  # on a master: the slave side's modes
-        except (termios.error, OSError):
-            return None
-        finally:
-            self._leave()
-        if not lflag & termios.ICANON:
+        lflag = self._ask(lambda fd: termios.tcgetattr(fd)[3], None)  # on a master: the slave side's modes
+        if lflag is None or not lflag & termios.ICANON:
             return None
         if sys.platform.startswith("linux"):
             return _LINUX_MAX_LINE
@@ -189,14 +170,17 @@ class PosixPty:
         """The device number of this PTY's slave side (`st_rdev` of /dev/pts/N, what
         /proc/PID/stat calls tty_nr), by which the host recognises a caller inside this tab.
         Linux only (TIOCGPTN); None elsewhere or once the PTY is closed."""
-        if not sys.platform.startswith("linux") or not self._enter():
-            return None
+        return self._ask(_slave_device, None) if sys.platform.startswith("linux") else None
+
+    def _ask(self, question: Callable[[int], _T], default: _T) -> _T:
+        """`question(fd)` while the fd stays open (`kill` waits for it to be done); `default`
+        when the terminal is closed or the question fails (then `read` says why)."""
+        if not self._enter():
+            return default
         try:
-            tiocgptn = getattr(termios, "TIOCGPTN", 0x80045430)  # _IOR('T', 0x30, unsigned int)
-            number = struct.unpack("I", fcntl.ioctl(self._fd, tiocgptn, b"\0" * 4))[0]
-            return os.stat(f"/dev/pts/{number}").st_rdev
-        except OSError:
-            return None
+            return question(self._fd)
+        except (OSError, termios.error):
+            return default
         finally:
             self._leave()
 
@@ -309,3 +293,9 @@ class PosixPty:
 
     def __repr__(self) -> str:
         return f"PosixPty(pid={self.pid}, exit_code={self._exit_code})"
+
+
+def _slave_device(fd: int) -> int:
+    tiocgptn = getattr(termios, "TIOCGPTN", 0x80045430)  # _IOR('T', 0x30, unsigned int)
+    number = struct.unpack("I", fcntl.ioctl(fd, tiocgptn, b"\0" * 4))[0]
+    return os.stat(f"/dev/pts/{number}").st_rdev

@@ -5,9 +5,8 @@ split across two reads whole; zero-width characters join their base's cell (`clu
 Out come styled rows (for the UI, built by `rows`, measured as Rich measures them: `cellfit`),
 plain text of the last N lines of scrollback and screen (for `terminal-read` and the
 coordinator), the cursor, the title, the modes (`sequences`), the clipboard sets (OSC 52), the
-rows that changed since the last look, and the replies to device queries (DA1, DA2, DSR 5n and
-6n, XTVERSION, the size in cells: `CSI 18 t`, the default colours: OSC 10/11 once `colors` are
-known) to write back to the child.
+rows that changed since the last look, and the answers to the device queries the program asks
+(`replies`; the default colours once `colors` are known) to write back to the child.
 
 Lines pushed out of pyavt's styled scrollback go to a `PlainHistory`, which reads their text
 lazily (`settle`: when the output is quiet, or when someone reads the history). Under a flood
@@ -26,7 +25,7 @@ from typing import Callable
 
 import avt
 
-from . import clusters, identity, scroll_skip
+from . import clusters, replies, scroll_skip
 from .history import PlainHistory
 from .quiet import is_quiet
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows, wrapped_rows
@@ -39,13 +38,6 @@ from .vt_limits import RepeatClamp
 
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
-DA1_REPLY = "\x1b[?62;22c"  # "VT220 with ANSI colour", what xterm-alikes answer
-# DA2, "which terminal and version": a VT220, version 0. Emacs asks at start and waits for the
-# answer (Emacs 28: 0.3 s without one; tmux answers its own, 84;0;0). The version stays 0
-# because programs key features to xterm's patch level: above 242 Emacs asks for the
-# background colour (OSC 11, unanswered until a UI's terminal told its colours) and waits
-# again; from 95 vim takes us for an xterm.
-DA2_REPLY = "\x1b[>1;0;0c"
 HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
@@ -77,11 +69,6 @@ class ScreenUpdate:
     dropped: int = 0  # history lines dropped so far from the oldest end (`Screen.dropped`)
     cursor_style: int = 0  # DECSCUSR: 0 the terminal's own, 1/2 block, 3/4 underline, 5/6 bar (odd: blinking)
     wrapped: frozenset[int] = frozenset()  # rows among `lines` that go on in the next row
-
-
-def version_reply() -> str:
-    """XTVERSION's answer: DCS > | name version ST, as xterm, tmux and kitty give theirs."""
-    return f"\x1bP>|{identity.NAME} {identity.version()}\x1b\\"
 
 
 class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
@@ -135,7 +122,7 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         if not queries and len(repeats) <= per_feed:
             self._feed_text(text, calm)
             return b""
-        replies = []
+        answers = []
         start = 0
         # Feed up to each query so DSR reports the cursor at that point, and in pieces of at
         # most `per_feed` REPs so the lines they push out stay bounded.
@@ -145,28 +132,13 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
             for kind in queries.get(cut, ()):
                 if kind in FIXES:  # what pyavt gets wrong or leaves out (see `screen_fixes`)
                     start += self._fix(kind)
-                elif kind == "da1":
-                    replies.append(DA1_REPLY)
-                elif kind == "da2":
-                    replies.append(DA2_REPLY)
-                elif kind == "dsr5":  # "are you there": all is well
-                    replies.append("\x1b[0n")
-                elif kind == "version":  # XTVERSION, how Claude Code and neovim tell terminals apart
-                    replies.append(version_reply())
-                elif kind == "size":  # XTWINOPS 18: the text area, in cells
-                    replies.append(f"\x1b[8;{self._rows};{self._cols}t")
-                elif kind.startswith("color:"):  # OSC 10/11: those of the latest UI's terminal, if known
-                    _, number, end = kind.split(":", 2)
-                    color = self.colors[number == "11"]
-                    if color:
-                        replies.append(f"\x1b]{number};{color}{end}")
-                elif kind.startswith("rqm:"):  # DECRQM: "rqm:<mode>;<1 set|2 reset>"
-                    replies.append(f"\x1b[?{kind[4:]}$y")
-                else:  # DSR; in the pending-wrap state the cursor is on the last column
+                elif (reply := replies.answer(kind, self._rows, self._cols, self.colors)) is not None:
+                    answers.append(reply)
+                else:  # DSR 6; in the pending-wrap state the cursor is on the last column
                     row, col = self._vt.cursor.row, min(self._vt.cursor.col, self._cols - 1)
-                    replies.append(f"\x1b[{row + 1};{col + 1}R")
+                    answers.append(f"\x1b[{row + 1};{col + 1}R")
         self._feed_text(text[start:])
-        return "".join(replies).encode()
+        return "".join(answers).encode()
 
     def _feed_text(self, text: str, quiet: bool = False) -> None:
         text, orphans = clusters.compose(text, quiet) if text else (text, [])  # zero-width: the base's cell

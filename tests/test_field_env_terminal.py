@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from conftest import BASH_TAB
 
-from tikitaka.terminals.screen import version_reply
+from tikitaka.terminals.replies import version as version_reply
 
 
 def test_a_tab_names_tikitaka_as_its_terminal_not_the_one_tiki_was_started_from(serve, tiki_env) -> None:

@@ -30,7 +30,7 @@ def test_the_queries_programs_probe_a_terminal_with_are_answered_as_xterm_answer
     waits for it at start) and the text area's size (`CSI 18 t`: rows, then columns); a tmux pane
     answers all four, a tab did not, and a program waiting for them waited out its timeout.
     Split anywhere, in one read or many."""
-    from tikitaka.terminals.screen import version_reply
+    from tikitaka.terminals.replies import version as version_reply
 
     version = version_reply().encode()
     wanted = b"\x1b[0n" + version + b"\x1b[8;5;40t" + version + b"\x1b[>1;0;0c" * 2
