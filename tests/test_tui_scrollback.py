@@ -58,3 +58,31 @@ async def test_page_keys_pressed_before_the_history_arrives_keep_their_place(tmp
             assert shown.isdigit() and int(shown) < 3000 - 2 * height, shown
     finally:
         stop(app)
+
+
+def bottom_row(app) -> str:
+    """What the view draws in its last row (where scrollback mode prompts and answers)."""
+    return app.view.render_line(app.view.size.height - 1).text
+
+
+async def test_a_search_waiting_for_the_history_says_so_then_says_what_it_found(tmp_path):
+    """Enter on a search typed before the history has all come: the prompt row went blank and
+    stayed blank until the last page arrived (a second or more for 10,000 rows on a loaded
+    machine), so the user could not tell a search still to run from one that found its text
+    in view; a tmux field test read the screen in that gap. The row says the search is
+    waiting, then what it found."""
+    app = make_app(tmp_path, BASH_TAB, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await printed(pilot, app, b"seq 1 3000", "3000")
+            mode = app.view.copy
+            mode.enter()  # no await before the keys: the history can only be taken in after them
+            for character in "/qqqnomatch":
+                mode.key(character, character)
+            mode.key("enter", None)
+            assert mode.refs
+            assert "searching: qqqnomatch" in bottom_row(app), bottom_row(app)
+            await until(pilot, lambda: not mode.refs, what="the history")
+            assert "not found: qqqnomatch" in bottom_row(app), bottom_row(app)
+    finally:
+        stop(app)

@@ -237,6 +237,16 @@ class ScrollbackMode:
 
     # -- drawing ------------------------------------------------------------------------------
 
+    def _said(self) -> str | None:
+        """The bottom row's words: the prompt being typed, a search waiting for the history
+        (else the row goes blank until the last page comes, and looks like a search done), or
+        what the last one found."""
+        if self.prompt is not None:
+            return self.prompt
+        if self.queued is not None:
+            return f"searching: {self.queued[1:]} (the history is still arriving)"
+        return self.said
+
     def render(self, y: int, width: int, strip_of: Any) -> Strip:
         row = self.top + y
         strip = strip_of(self.line(row), width)
@@ -262,8 +272,8 @@ class ScrollbackMode:
         label = None
         if y == 0:
             label = indicator(max(0, self.total - self.top), self.total)
-        elif y == self.view.size.height - 1 and (self.prompt or self.said) is not None:
-            return Strip([Segment(self.prompt or self.said or "", BAR)]).extend_cell_length(width, BAR).crop(0, width)
+        elif y == self.view.size.height - 1 and (said := self._said()) is not None:
+            return Strip([Segment(said, BAR)]).extend_cell_length(width, BAR).crop(0, width)
         if label and len(label) < width:
             head = strip.crop(0, width - len(label))
             strip = Strip.join([head, Strip([Segment(label, BAR)])])
