@@ -174,6 +174,34 @@ async def test_stopping_the_host_asks_and_defaults_to_cancel(tmp_path):
         stop(app)
 
 
+async def test_a_prefix_command_typed_after_escape_runs_after_it(tmp_path):
+    """Escape, then prefix `:` at once (one read, or two close together): the palette that
+    Escape closes opens again, as the keys were typed. A key goes from the app to the focused
+    widget's own queue, the prefix command runs in the app's: the command overtook the Escape,
+    found the palette still open and did nothing, then the Escape closed it (the real UI under
+    tmux, one run in ~15)."""
+    from tikitaka.app.tui.messages import PrefixKey
+
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.view.tab_id is not None, what="the tab")
+            for round_ in range(3):
+                app.post_message(PrefixKey(":"))
+                await until(pilot, lambda: isinstance(app.screen, CommandPalette) and app.screen.focused, what="palette")
+                first = app.screen
+                # As the input thread hands them on, in the order read: no wait between them.
+                app.post_message(events.Key("escape", "\x1b"))
+                app.post_message(PrefixKey(":"))
+                await until(pilot, lambda: app.screen is not first, what=f"the first palette to close ({round_})")
+                await pilot.pause(0.1)
+                assert isinstance(app.screen, CommandPalette), f"round {round_}: {app.screen_stack}"
+                await pilot.press("escape")
+                await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+    finally:
+        stop(app)
+
+
 async def test_command_palette_switches_tabs_and_detaches(tmp_path):
     py = '[[tab]]\nname = "py"\ncommand = ["python3", "-q"]\n'
     app = make_app(tmp_path, BASH + py, bare=True)

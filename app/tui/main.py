@@ -33,6 +33,10 @@ from .tab_bar import TabBar
 from .terminal_cursor import TerminalCursor
 from .terminal_view import TerminalView
 
+# Seconds a prefix command waits for the keys typed before it to reach their widget (each is a
+# few microseconds of work: only a widget stuck elsewhere makes it wait this long).
+KEYS_BEFORE_WAIT = 0.5
+
 
 class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
@@ -144,7 +148,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
                 if key_to_bytes(event.key, event.character) == self.prefix_bytes:
                     self.view.write(self.prefix_bytes)
                 else:
-                    await self.run_prefix_command(event.character or event.key)
+                    await self._after_keys_typed_before(event.character or event.key)
                 return
             if key_to_bytes(event.key, event.character) == self.prefix_bytes:
                 self._prefix_pending = True
@@ -154,18 +158,46 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
 
     async def on_prefix_key(self, message: PrefixKey) -> None:
         self.tab_bar.set_prefix(False)
-        before = self.screen
+        await self._after_keys_typed_before(message.key)
+
+    async def _after_keys_typed_before(self, key: str) -> None:
+        """Run the prefix command for `key` once the keys read before it are where they go. A
+        key goes from the app to the focused widget's queue, and what that widget leaves
+        bubbles up through each parent's queue back to the app, whose bindings act last (the
+        palette's Escape): run at once, Escape then prefix `:` found the palette still open
+        (and did nothing) before the Escape closed it. A callback queued behind the key at
+        each step runs once the key has moved on; the command then queues behind it here."""
         try:
-            await self.run_prefix_command(message.key)
+            node = self.screen.focused or self.screen
+            for step in (node, *node.ancestors):
+                if step is self:
+                    break
+                taken = asyncio.Event()
+                if not step.call_later(taken.set):  # (a widget going away: nothing waits in it)
+                    break
+                await asyncio.wait_for(taken.wait(), KEYS_BEFORE_WAIT)
+        except Exception:  # noqa: BLE001 - a widget busy that long, or gone: the command goes ahead
+            pass
+        finally:
+            if not self.call_later(self._prefix_command, key):  # (closing: no command, the keys go on)
+                self._resume_input()
+
+    async def _prefix_command(self, key: str) -> None:
+        try:
+            before = self.screen
+            await self.run_prefix_command(key)
             if self.screen is not before:  # a dialog opened: it takes the keys typed next
                 for _ in range(100):
                     if self.screen.focused is not None:
                         break
                     await asyncio.sleep(0.005)
         finally:
-            resume = getattr(self._driver, "resume_input", None)  # RawDriver's (not Pilot's)
-            if resume is not None:
-                resume()  # what was typed after the command goes where it now belongs
+            self._resume_input()
+
+    def _resume_input(self) -> None:
+        resume = getattr(self._driver, "resume_input", None)  # RawDriver's (not Pilot's)
+        if resume is not None:
+            resume()  # what was typed after the command goes where it now belongs
 
     def on_prefix_pending(self, message: PrefixPending) -> None:
         self.tab_bar.set_prefix(message.pending)
