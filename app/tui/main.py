@@ -147,8 +147,8 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
                 self.tab_bar.set_prefix(False)
                 if key_to_bytes(event.key, event.character) == self.prefix_bytes:
                     self.view.write(self.prefix_bytes)
-                else:
-                    await self._after_keys_typed_before(event.character or event.key)
+                else:  # (at once: the keys after it wait behind it in this queue, as typed)
+                    await self.run_prefix_command(event.character or event.key)
                 return
             if key_to_bytes(event.key, event.character) == self.prefix_bytes:
                 self._prefix_pending = True
@@ -166,7 +166,8 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         bubbles up through each parent's queue back to the app, whose bindings act last (the
         palette's Escape): run at once, Escape then prefix `:` found the palette still open
         (and did nothing) before the Escape closed it. A callback queued behind the key at
-        each step runs once the key has moved on; the command then queues behind it here."""
+        each step runs once the key has moved on; the command then queues behind it here. (The
+        keys typed after it wait: the raw driver holds them until `_resume_input`.)"""
         try:
             node = self.screen.focused or self.screen
             for step in (node, *node.ancestors):
