@@ -86,3 +86,31 @@ async def test_a_search_waiting_for_the_history_says_so_then_says_what_it_found(
             assert "not found: qqqnomatch" in bottom_row(app), bottom_row(app)
     finally:
         stop(app)
+
+
+async def test_a_search_waiting_for_history_that_cannot_be_read_runs_over_what_is_there(tmp_path, monkeypatch):
+    """The host answers a history request it cannot serve with an error (an injected fault in
+    the tab's history): the search waiting for it runs over the rows the view has, instead of
+    saying "searching" for ever; the error itself is shown."""
+    from tikitaka.terminals.screen import Screen
+
+    def failing(self, *args, **kwargs):
+        raise RuntimeError("the history could not be read")
+
+    app = make_app(tmp_path, BASH_TAB, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await printed(pilot, app, b"seq 1 30", "30")
+            monkeypatch.setattr(Screen, "history_page", failing)
+            mode = app.view.copy
+            mode.enter()
+            for character in "/qqqnomatch":
+                mode.key(character, character)
+            mode.key("enter", None)
+            await until(pilot, lambda: "not found: qqqnomatch" in bottom_row(app), what="the search over what is there")
+            assert not mode.refs
+            mode.key("n", "n")  # keys work on after it
+            mode.key("q", "q")
+            assert not mode.active
+    finally:
+        stop(app)

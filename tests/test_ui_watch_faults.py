@@ -81,3 +81,29 @@ def test_a_tab_restarted_after_a_failure_whose_screen_cannot_be_read_is_said_to_
     ui.client.input(sh, b"echo after-$((40+2))\r")
     ui.until_screen("after-42")
     ui.client.close()
+
+
+def test_a_history_request_that_fails_is_answered_with_an_error(bash_host, in_tiki_env, monkeypatch):
+    """A scrollback request whose page cannot be read (an injected fault in the tab's history)
+    got no answer at all: the host's task died with it (logged), and the UI waited for a page
+    that never came (its search "waiting for the history" for ever). It is answered with an
+    error naming the cause and the request's ref; the next request is served."""
+    history_page, raised = Screen.history_page, []
+
+    def failing(self, *args, **kwargs):
+        if not raised:
+            raised.append(1)
+            raise RuntimeError("the history could not be read")
+        return history_page(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "history_page", failing)
+    ui = Session(in_tiki_env, 80, 24)
+    sh = ui.tabs["sh"]
+    ref = ui.client.scrollback(sh, 10, offset=10, screen=True)
+    error = ui.next("error", timeout=10)
+    assert raised and error["ref"] == ref and "could not be read" in error["message"], error
+    again = ui.client.scrollback(sh, 10, offset=10, screen=True)
+    page = ui.next("history")
+    assert page["ref"] == again and page["screen"] and "total" in page
+    assert not ui.closed
+    ui.client.close()

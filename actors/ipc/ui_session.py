@@ -254,6 +254,11 @@ class UiSession:
         except (pykka.ActorDeadError, pykka.Timeout):
             self._error(message, "the tab closed, or did not answer in time")
             return
+        except Exception as exc:  # noqa: BLE001 - else the UI waits for ever for a page that will not come
+            self._host.event_log.append("internal_error", detail=f"scrollback (UI): {exc!r}",
+                                        trace=traceback.format_exc(limit=8))
+            self._error(message, f"the tab's history could not be read: {exc}")
+            return
         rows = ",".join(encode_line(line) for line in page.lines)
         shown = ""
         if page.screen is not None:  # (every row, in order: a snapshot's lines are all of them)

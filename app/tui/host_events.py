@@ -73,6 +73,7 @@ class HostEvents:
         elif kind == "backend":
             self.panel.set_ai_available(event.get("problem"))
         elif kind == "error" and event.get("ref") not in self.client.quiet_refs:
+            self.view.copy.refused(event.get("ref"))  # (a history page that will not come)
             self.on_panel_note(PanelNote(f"host: {event['message']}", "red"))  # (a toast too while the panel is hidden)
 
     def on_detached(self, message: Detached) -> None:

@@ -107,18 +107,35 @@ class ScrollbackMode:
             self.total, self.base = page["total"], page["dropped"]
             self._place(page["screen"], page["cursor"], page.get("screen_wrapped", ()))
             self._fetch(self._store(page))  # older rows than one answer holds (a history above PAGE rows)
-            # Keys pressed before it came moved over the frames' rows (as many as the UI had):
-            # pressed again, over these.
-            early, self.early = self.early or [], None
-            self.selection, self.search, self.match, self.prompt, self.queued = None, None, None, None, None
-            for key, character in early:
-                self.key(key, character)
+            self._press_early_keys_again()
         elif self.active:
             self._store(page)
         if self.active and self.queued is not None and not self.refs:
             self._search(self.queued)
         self.view.refresh()
         return True
+
+    def refused(self, ref: Any) -> bool:
+        """The host could not serve one of our history requests (its error says why): that
+        page will not come. What waited for the history goes on over the rows there are (a
+        refused snapshot leaves the frames' rows in view). True if the request was ours."""
+        start = self.refs.pop(ref, None)
+        if start is None:
+            return False
+        if self.active and start < 0:
+            self._press_early_keys_again()
+        if self.active and self.queued is not None and not self.refs:
+            self._search(self.queued)
+        self.view.refresh()
+        return True
+
+    def _press_early_keys_again(self) -> None:
+        """The snapshot came, or will not: keys pressed before moved over the frames' rows (as
+        many as the UI had), or not at all; pressed again, over the rows there are now."""
+        early, self.early = self.early or [], None
+        self.selection, self.search, self.match, self.prompt, self.queued = None, None, None, None, None
+        for key, character in early:
+            self.key(key, character)
 
     def _store(self, page: dict[str, Any]) -> int:
         """Keep a page's rows where their numbers put them (rows dropped since the snapshot
