@@ -87,6 +87,19 @@ class ScreenFrame:
                 f'"full":{"true" if self.full else "false"},{meta},"lines":{{{rows}}}{extra}}}')
 
 
+def history_event(ref: int, tab: int, page: Any) -> str:
+    """The `history` event answering a UI's `scrollback` request `ref`: a page of the tab's
+    history (`terminals.screen_read.HistoryPage`), with the screen of the same moment if asked."""
+    rows = ",".join(encode_line(line) for line in page.lines)
+    shown = ""
+    if page.screen is not None:  # (every row, in order: a snapshot's lines are all of them)
+        screen = ",".join(encode_line(page.screen.lines.get(row, ())) for row in range(page.screen.rows))
+        shown = (f',"screen":[{screen}],"cursor":{_dumps(list(page.screen.cursor))},'
+                 f'"screen_wrapped":{_dumps(sorted(page.screen.wrapped))}')
+    return (f'{{"kind":"history","ref":{ref},"tab":{tab},"total":{page.total},"offset":{page.offset},'
+            f'"dropped":{page.dropped},"lines":[{rows}],"wrapped":{_dumps(sorted(page.wrapped))}{shown}}}')
+
+
 def event_body(event: dict[str, Any]) -> str:
     return _dumps(event)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
-import json
 import socket
 import traceback
 from typing import Any
@@ -25,7 +24,7 @@ from ...protocol.config_file import SettingsError, parse_settings
 from ...protocol.schema import SchemaError, check
 from ..errors import BadArguments, TikiError
 from .context import OpContext
-from .ui_frames import encode_line, event_body, frame_prefix
+from .ui_frames import event_body, frame_prefix, history_event
 from .ui_outbox import SEND_TIMEOUT, Outbox
 
 _ids = itertools.count(1)
@@ -259,16 +258,7 @@ class UiSession:
                                         trace=traceback.format_exc(limit=8))
             self._error(message, f"the tab's history could not be read: {exc}")
             return
-        rows = ",".join(encode_line(line) for line in page.lines)
-        shown = ""
-        if page.screen is not None:  # (every row, in order: a snapshot's lines are all of them)
-            cursor = json.dumps(list(page.screen.cursor))
-            screen = ",".join(encode_line(page.screen.lines.get(row, ())) for row in range(page.screen.rows))
-            shown = (f',"screen":[{screen}],"cursor":{cursor},'
-                     f'"screen_wrapped":{json.dumps(sorted(page.screen.wrapped))}')
-        self.outbox.event(f'{{"kind":"history","ref":{message["ref"]},"tab":{message["tab"]},"total":{page.total},'
-                          f'"offset":{page.offset},"dropped":{page.dropped},"lines":[{rows}],'
-                          f'"wrapped":{json.dumps(sorted(page.wrapped))}{shown}}}')
+        self.outbox.event(history_event(message["ref"], message["tab"], page))
 
     def _on_call(self, message: dict[str, Any]) -> None:
         self._host.supervisor.task("ui.call", self._call, message)
