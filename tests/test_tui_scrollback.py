@@ -5,6 +5,7 @@ keys go as far)."""
 from __future__ import annotations
 
 from conftest import BASH_TAB
+from test_tui_agent import log_text
 from tui_helpers import make_app, screen_text, stop, until
 
 
@@ -109,7 +110,9 @@ async def test_a_search_waiting_for_history_that_cannot_be_read_runs_over_what_i
             mode.key("enter", None)
             await until(pilot, lambda: "not found: qqqnomatch" in bottom_row(app), what="the search over what is there")
             assert not mode.refs
-            mode.key("n", "n")  # keys work on after it
+            await until(pilot, lambda: "history could not be read" in log_text(app), what="the host's error in the panel")
+            mode.key("n", "n")  # the mode goes on: `n` searches again, and says so
+            assert "not found: qqqnomatch" in bottom_row(app), bottom_row(app)
             mode.key("q", "q")
             assert not mode.active
     finally:
