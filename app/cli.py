@@ -66,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     undo_locale_coercion()  # (before anything is started with this environment: the host, tabs)
     parser = build_parser()
     own, child = split_command(sys.argv[1:] if argv is None else list(argv))
-    args = parser.parse_args(own)
+    args, extra = parser.parse_known_args(own)
+    if extra:  # (what parse_args says, with the command's own hint when it has one)
+        hint = getattr(args, "extra_hint", None)
+        said = hint(args, extra) if hint is not None else None
+        parser.error(f"unrecognized arguments: {' '.join(extra)}" + (f"; {said}" if said else ""))
     if child is not None:
         args.child_command = child
     if args.version:

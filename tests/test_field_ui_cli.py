@@ -40,3 +40,22 @@ def test_a_working_directory_that_is_a_file_is_called_so(serve, tmp_path):
     result = host.run("terminal-new", "x", "--cwd", str(note))
     assert result.returncode != 0 and "not a directory" in result.stderr, result.stderr
     assert note.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("typed, fix", [
+    (("--command", "codex"), "tiki terminal-new ai -- codex"),
+    (("codex", "--full-auto"), "tiki terminal-new ai -- codex --full-auto"),
+    (("--cmd", "vim notes.txt"), "tiki terminal-new ai -- vim notes.txt"),
+])
+def test_a_command_given_without_the_dashes_is_shown_how_to_give_it(tiki_env, typed, fix):
+    """`tiki terminal-new ai --command codex` (what `--help` of other tools teaches) said only
+    "unrecognized arguments: --command codex": the tab's command goes after `--`, and the error
+    now shows the line that would have worked. A usage error (exit 2), before any host."""
+    import subprocess
+
+    from conftest import TIKI
+
+    result = subprocess.run([TIKI, "terminal-new", "ai", *typed], env=tiki_env, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert fix in result.stderr, result.stderr

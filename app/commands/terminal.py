@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from typing import Any, Mapping
@@ -28,7 +29,7 @@ def add_commands(sub: Any) -> None:
                    help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
     # The command after `--` is split off by `cli.main` before argparse sees it: argparse's
     # REMAINDER would swallow the options and drop every `--` inside the child's command.
-    p.set_defaults(func=cmd_new, child_command=[])
+    p.set_defaults(func=cmd_new, child_command=[], extra_hint=_command_hint)
 
     p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
@@ -116,6 +117,27 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{mark} {pad(tab['name'], width)}  {tab['role']:<5}  {state:<12} {agent:<16} "
               f"{' '.join(tab['command'])}{why}")
     return 0
+
+
+# How other tools take a command: `terminal-new ai --command codex` is shown the line with `--`.
+COMMAND_OPTIONS = ("--command", "--cmd", "-c", "--exec", "-e", "--run")
+
+
+def _command_hint(args: argparse.Namespace, extra: list[str]) -> str | None:
+    """For words `terminal-new` did not take (`--command codex`, or `codex --full-auto` after
+    the name): the line that gives them as the tab's command, after `--`."""
+    words = extra[1:] if extra[0] in COMMAND_OPTIONS else list(extra)
+    if len(words) == 1 and " " in words[0]:  # `--command "vim notes.txt"`: a command line
+        try:
+            words = shlex.split(words[0])
+        except ValueError:
+            pass
+    if not words or words[0].startswith("-"):
+        return None  # (an option of its own that it does not have: nothing to show)
+    line = ["tiki", "terminal-new"]
+    line += ["--cwd", args.cwd] if args.cwd else []
+    line += ["--role", args.role] if args.role else []
+    return f"the tab's command goes after `--`: {shlex.join([*line, args.name, '--', *words])}"
 
 
 def cmd_new(args: argparse.Namespace) -> int:
