@@ -64,9 +64,12 @@ def run_tui(args: argparse.Namespace) -> int:
     except HostStartFailed as exc:
         print(f"tiki: {exc}", file=sys.stderr)
         return 1
-    if not started and workspace is not None and info.get("workspace") != str(workspace.resolve()):
-        print(f"tiki: a host is already running (workspace {info.get('workspace')}); --workspace is ignored. "
-              "`tiki shutdown` stops it and its tabs.", file=sys.stderr)
+    notices = []
+    if started and info.get("workspace_note"):  # (a workspace restored after a crash)
+        notices.append(f"host: {info['workspace_note']}")
+    elif not started and (unused := _workspace_not_loaded(workspace, info.get("workspace"))):
+        print(f"tiki: {unused}", file=sys.stderr)  # (seen once the UI has left the screen)
+        notices.append(unused)
     client = UiClient(socket_path, client=f"tiki (pid {os.getpid()})")
     try:
         prefix = client.connect(settings=settings).get("keys", {}).get("prefix", "")
@@ -83,9 +86,22 @@ def run_tui(args: argparse.Namespace) -> int:
             names = ", ".join(f"{n}: {t['name']}" for n, t in enumerate(client.hello.get("tabs") or [], 1))
             print(f"tiki: no tab '{args.tab}'; the tabs are {names or '(none)'}", file=sys.stderr)
             return 2
-    # A host started just now may have something to say about its start (a workspace restored
-    # after a crash): the panel shows it.
-    return _run_app(client, prefix, info.get("workspace_note") if started else None, first)
+    return _run_app(client, prefix, tuple(notices), first)
+
+
+def _workspace_not_loaded(explicit: Path | None, served: str | None) -> str | None:
+    """What to say when the running host serves another workspace than the one this `tiki`
+    would have started (`--workspace`, else ./tiki.toml): it attaches to that host all the
+    same, and the user, looking at tabs they did not expect, must hear why."""
+    wanted = explicit.resolve() if explicit is not None else None
+    if wanted is None and Path("tiki.toml").is_file():
+        wanted = Path("tiki.toml").resolve()
+    if wanted is None or served == str(wanted):
+        return None
+    how = "--workspace " if explicit is not None else "this folder's "
+    return (f"a host was already running, serving {served or 'no workspace file'}: this UI shows its tabs, and "
+            f"{how}{wanted} was not loaded. `tiki shutdown` stops that host and its tabs; `tiki` then "
+            "starts one with it")
 
 
 def _tab_named(tabs: list[dict], wanted: str) -> int | None:
@@ -113,7 +129,7 @@ def _load_app() -> type:
     return TikiApp
 
 
-def _run_app(client: object, prefix: str, notice: str | None = None, first: int | None = None) -> int:
+def _run_app(client: object, prefix: str, notices: tuple[str, ...] = (), first: int | None = None) -> int:
     TikiApp = _load_app()  # noqa: N806 - the class
 
     driver = None
@@ -121,7 +137,7 @@ def _run_app(client: object, prefix: str, notice: str | None = None, first: int 
         from .driver import RawDriver
 
         driver = RawDriver
-    app = TikiApp(client, prefix, notice=notice, first=first, driver_class=driver)
+    app = TikiApp(client, prefix, notices=notices, first=first, driver_class=driver)
     try:
         app.run()
     finally:

@@ -44,11 +44,11 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
     TITLE = "tikitaka"
     COMMAND_PALETTE_BINDING = ""
 
-    def __init__(self, client: Any, prefix: str = "ctrl+\\", notice: str | None = None, first: int | None = None,
+    def __init__(self, client: Any, prefix: str = "ctrl+\\", notices: tuple[str, ...] = (), first: int | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._first = first  # the tab to show first (`tiki attach --tab`), else the host's active one
-        self._notice = notice  # for the panel, once: what the host started for this UI had to say
+        self._notices = notices  # for the panel, once: what starting or finding the host had to say
         self.client = client
         self.prefix_name = prefix
         self.prefix_bytes = prefix_bytes(prefix)
@@ -89,8 +89,8 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
             self.tab_bar.set_handshake(name, state.get("handshake", "not_connected"))
         for question in hello.get("consents", []):
             self._ask_consent(question)
-        if self._notice:
-            self.panel.write(f"host: {self._notice}", "yellow")
+        for notice in self._notices:
+            self.panel.write(notice, "yellow")
         for note in hello.get("notes") or ():  # old spellings in this UI's config.toml
             self.panel.write(note, "yellow")
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
