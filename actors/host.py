@@ -202,8 +202,10 @@ class Host:
 
     def _start(self) -> None:
         from .ipc.endpoint import prepare
+        from .ipc.endpoint_lost import refuse_beside
 
         prepare(self.socket_path)  # refuse early, before any tab is spawned
+        refuse_beside(self.socket_path)  # (a host that runs on with its socket file removed)
         try:
             paths.ready_state_dir()  # the event log and transcripts go there: refuse now, not run without
         except paths.StateDirError as exc:
@@ -257,6 +259,15 @@ class Host:
             self.supervisor.report("agent_rules", AgentRulesError(error))
         return AgentConfig(rulebook, self.settings.notify)
 
+    def keep_record(self) -> None:
+        """The record of this host made again if it was removed (with its socket, say): without
+        it, the command line could not tell that this host runs (host_record.running)."""
+        if self._noted and self.workspace_path is not None and host_record.left_behind(self.socket_path) is None:
+            try:
+                host_record.note(self.socket_path, self.workspace_path)
+            except OSError as exc:
+                self.supervisor.report("host_record", exc)
+
     def request_stop(self) -> None:
         """Ask the host to stop from any thread (e.g. `tiki shutdown`); returns at once."""
         threading.Thread(target=self.stop, name="tiki-stop", daemon=True).start()
@@ -286,8 +297,9 @@ class Host:
                     future.get(timeout=10)
                 except (pykka.Timeout, pykka.ActorDeadError):
                     pass
-            if self._ipc is not None:  # (if the server's own stop timed out; never another host's)
-                endpoint.release(self.socket_path, self._endpoint)
+            if self._ipc is not None and self._endpoint is not None:  # (its own stop timed out; never another host's)
+                server = self._services.get("ipc.connections")  # (it may have made the socket again)
+                endpoint.release(self.socket_path, getattr(server, "endpoint", self._endpoint))
             if self._started:
                 self.event_log.append("host_stopped")
             self._stopped.set()

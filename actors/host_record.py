@@ -5,7 +5,9 @@ it serves and its pid; a clean stop removes it. A host that finds one when it st
 follows one that never stopped -- SIGKILLed, crashed, the machine went down -- and, unless told
 which workspace to serve, serves the one its predecessor did. So `tiki` after a crash brings the
 same tabs back wherever it is run, not the workspace of the directory it happens to be run in
-(`./tiki.toml`) or the default one.
+(`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
+the command line that the host whose socket it cannot find will make it again, and a second
+host not to start beside it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,40 @@ def left_behind(socket: Path) -> Predecessor | None:
         return Predecessor(int(data["pid"]), Path(data["workspace"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None  # none (the usual case), or a record cut short: nothing to go on
+
+
+def running(socket: Path) -> int | None:
+    """The pid of the host recorded for `socket` if it still runs (as `tiki serve`: a crashed
+    host's pid may since belong to another program, or to a `tiki` command), stopped or not."""
+    record = left_behind(socket)
+    return record.pid if record is not None and process_state(record.pid, host=True) is not None else None
+
+
+def process_state(pid: int, host: bool = False) -> str | None:
+    """The state letter of `pid` (T: stopped) if it is a tiki process -- a host (`tiki serve`)
+    when `host` --, else None. (A record left by a crash may name a pid some other program has
+    since.)"""
+    wanted = (b"tiki", b"serve") if host else (b"tiki",)
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            words = cmdline.read()
+        if not all(word in words for word in wanted):
+            return None
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except FileNotFoundError:
+        if os.path.isdir("/proc"):
+            return None  # no such process
+    except (OSError, IndexError):
+        return None
+    import subprocess  # (only here: the command line's fast path reads records too)
+
+    try:  # no /proc (macOS, the BSDs): ps tells the same
+        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)], capture_output=True,
+                             text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out[:1] if out and all(word.decode() in out for word in wanted) else None
 
 
 def note(socket: Path, workspace: Path) -> None:

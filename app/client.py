@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from ..actors.ipc import endpoint
+from ..actors.ipc import endpoint, endpoint_lost
 from ..protocol import ipc, paths
 
 BUSY_PATIENCE = 10.0  # seconds of retrying a busy host before giving up (exit 4)
@@ -55,11 +55,13 @@ class _NoAnswer(HostError):
 
 
 class _Retry(Exception):
-    """Nothing was done yet: try again, or raise `final` when patience runs out."""
+    """Nothing was done yet: try again, or raise `final` when patience (or `within`, the
+    seconds this kind of wait may take at most) runs out."""
 
-    def __init__(self, final: Exception) -> None:
+    def __init__(self, final: Exception, within: float | None = None) -> None:
         super().__init__(str(final))
         self.final = final
+        self.within = within
 
 
 def call(
@@ -78,13 +80,15 @@ def call(
         frame = request.to_frame()
     except ipc.FrameError as exc:
         raise HostError(ipc.BAD_REQUEST, f"request too large to send ({exc}); put large text in a file") from None
-    give_up = time.monotonic() + patience
+    began = time.monotonic()
+    give_up = began + patience
     pause = 0.05
     while True:
         try:
             return _exchange(path, frame, timeout, on_event)
         except _Retry as retry:
-            if time.monotonic() + pause > give_up:
+            limit = give_up if retry.within is None else min(give_up, began + retry.within)
+            if time.monotonic() + pause > limit:
                 final = retry.final
                 if isinstance(final, HostBusy):
                     reason = str(final).removeprefix("host is busy: ").split(";")[0]
@@ -100,6 +104,12 @@ def _exchange(path: Path, frame: bytes, timeout: float | None,
         conn = endpoint.connect(path)
     except endpoint.QueueFull as exc:
         raise _Retry(NoHost(str(exc))) from None
+    except endpoint.NoEndpoint as exc:
+        pid = endpoint_lost.running_host(path)
+        if pid is None:
+            raise NoHost(str(exc)) from None
+        # Its socket file was removed under it: it makes it again within a second or so.
+        raise _Retry(NoHost(endpoint_lost.gone(path, pid)), endpoint_lost.REMAKE_WAIT) from None
     except endpoint.EndpointError as exc:
         raise NoHost(str(exc)) from None
     try:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..actors.ipc.endpoint_lost import REMAKE_WAIT
 from ..protocol import ops, paths
 from .client import ClientTimeout, HostError, NoHost, call
 
@@ -39,7 +40,7 @@ def running_host(socket_path: Path) -> dict | None:
     if (stopped := stopped_host(socket_path)) is not None:
         raise HostStartFailed(stopped)
     try:
-        return call(ops.HOST_INFO.name, {}, timeout=10, socket_path=socket_path, patience=2)
+        return call(ops.HOST_INFO.name, {}, timeout=10, socket_path=socket_path, patience=REMAKE_WAIT)
     except NoHost:
         return None
     except ClientTimeout:
@@ -66,36 +67,14 @@ def stopped_host(socket_path: Path) -> str | None:
     where `tiki serve` runs in a terminal --, None when it is not (or we cannot tell). Asked
     before a question to the host: a stopped host takes connections and answers none, so the
     question would wait out its whole timeout before `hung_host` could say anything."""
-    from ..actors.host_record import left_behind  # (light: json and paths)
+    from ..actors.host_record import left_behind, process_state  # (light: json and paths)
 
     record = left_behind(socket_path)
-    if record is None or _process_state(record.pid) not in ("T", "t"):
+    if record is None or process_state(record.pid) not in ("T", "t"):
         return None
     pid = record.pid
     return (f"the host at {socket_path} (pid {pid}) is stopped (SIGSTOP, or Ctrl+Z where it runs): "
             f"`kill -CONT {pid}` (or `fg` in its terminal) to go on, or `kill {pid}` and run tiki again")
-
-
-def _process_state(pid: int) -> str | None:
-    """The state letter of `pid` (T: stopped) if it is a tiki process, else None. (A record
-    left by a crash may name a pid some other program has since.)"""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            if b"tiki" not in cmdline.read():
-                return None
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
-    except FileNotFoundError:
-        if os.path.isdir("/proc"):
-            return None  # no such process
-    except (OSError, IndexError):
-        return None
-    try:  # no /proc (macOS, the BSDs): ps tells the same
-        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)], capture_output=True,
-                             text=True, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out[:1] if out and "tiki" in out else None
 
 
 def ensure_host(socket_path: Path, workspace: Path | None,

@@ -34,6 +34,7 @@ REQUEST_DEADLINE = 5.0  # seconds from accept to a complete request line
 DRAIN_TIME = 1.0  # how long an answered bad client may keep sending before it is closed
 DRAIN_LIMIT = 4 * ipc.MAX_REQUEST
 ACCEPT_BATCH = 64  # connections taken per wake-up, so reading pending ones is never starved
+KEEP_EVERY = 1.0  # seconds between two looks at the endpoint's file (`keep`)
 
 
 def default_max_pending() -> int:
@@ -71,7 +72,8 @@ def send_quietly(conn: socket.socket, frame: bytes) -> None:
 class Acceptor:
     def __init__(self, listener: socket.socket, auth: str | None,
                  dispatch: Callable[[socket.socket, bytes, Any], None],
-                 report: Callable[[BaseException], None], max_pending: int | None = None) -> None:
+                 report: Callable[[BaseException], None], max_pending: int | None = None,
+                 keep: Callable[[], tuple[socket.socket, str | None] | None] | None = None) -> None:
         listener.setblocking(False)
         self._listener = listener
         self._unix = listener.family == getattr(socket, "AF_UNIX", None)
@@ -84,6 +86,10 @@ class Acceptor:
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._stopped = False
+        # Looks at the endpoint's file now and then; returns a listener (and secret) to take
+        # over when the file had to be made again (see IpcServerActor._keep_endpoint).
+        self._keep = keep
+        self._next_keep = time.monotonic() + KEEP_EVERY
         self.counts = {"accepted": 0, "evicted": 0, "expired": 0, "refused": 0}
 
     @property
@@ -115,6 +121,9 @@ class Acceptor:
                         self._guarded(self._read, selector, key.fileobj)
                 if time.monotonic() >= self._next_expiry:
                     self._expire(selector)
+                if self._keep is not None and time.monotonic() >= self._next_keep:
+                    self._next_keep = time.monotonic() + KEEP_EVERY
+                    self._renew(selector)
         finally:
             selector.close()
             if self._stopped:
@@ -123,6 +132,20 @@ class Acceptor:
                 self._pending.clear()
                 for sock in (self._wake_r, self._wake_w):
                     sock.close()
+
+    def _renew(self, selector: selectors.BaseSelector) -> None:
+        """A listener made again for a removed endpoint file takes over from the old one."""
+        made = self._keep() if self._keep is not None else None
+        if made is None:
+            return
+        listener, auth = made
+        if listener is not self._listener:
+            selector.unregister(self._listener)
+            self._listener.close()
+            listener.setblocking(False)
+            self._listener = listener
+            selector.register(listener, selectors.EVENT_READ, "listener")
+        self._auth = auth.encode("ascii") if auth else None
 
     def _drain_wake(self) -> None:
         try:

@@ -51,6 +51,10 @@ class QueueFull(Unreachable):
     """The host's connection queue is full (a frozen or swamped host); worth retrying."""
 
 
+class NoEndpoint(Unreachable):
+    """Nothing at the path: no host, or one whose socket file was removed (see endpoint_lost)."""
+
+
 def use_tcp() -> bool:
     return os.environ.get("TIKI_IPC") == "tcp" or not hasattr(socket, "AF_UNIX")
 
@@ -107,8 +111,8 @@ def _owner_problem(path: Path, st: os.stat_result) -> None:
                           "another user's host; set TIKI_SOCKET to your own host's socket")
 
 
-def _no_host(path: Path) -> Unreachable:
-    return Unreachable(f"no tiki host is running at {path}; start one with `tiki` (the TUI) or `tiki serve`")
+def _no_host(path: Path, kind: type[Unreachable] = Unreachable) -> Unreachable:
+    return kind(f"no tiki host is running at {path}; start one with `tiki` (the TUI) or `tiki serve`")
 
 
 def _too_long(path: Path) -> str | None:
@@ -128,7 +132,7 @@ def connect(path: Path, timeout: float | None = CONNECT_TIMEOUT) -> socket.socke
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        raise _no_host(path) from None
+        raise _no_host(path, NoEndpoint) from None
     except PermissionError:
         raise Unreachable(f"permission denied reaching {path}: it belongs to another user; set TIKI_SOCKET "
                           "to your own host's socket") from None

@@ -15,10 +15,16 @@ Threads, all owned by the host's supervisor:
 
 Malformed, oversized or unknown requests get a JSON error and the server keeps serving; an
 error a handler did not expect is logged once (event log) and answered as `internal`.
+
+The socket file is looked at every second or so (`_keep_endpoint`): one removed under a
+running host (a /tmp cleaner, `rm -rf` of its directory) is made again, with the host's record
+of itself, so the command line and `tiki` find the same host and its tabs, instead of starting a
+second host beside one nobody could reach any more.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import traceback
@@ -32,7 +38,8 @@ from ...protocol.schema import SchemaError, check
 from ..errors import TikiError
 from .connection import Acceptor, send_quietly
 from .context import OpContext
-from .endpoint import identity, listen, release
+from .endpoint import EndpointError, identity, listen, release
+from .endpoint_lost import remake
 from .identity import Peer
 
 MAX_HANDLERS = 128  # requests being answered at once (one thread each)
@@ -73,10 +80,12 @@ class IpcServerActor(pykka.ThreadingActor):
         self._host = host
         self._supervisor = host.supervisor
         # Bound here, in the caller's thread: a failure reaches Host.start as an EndpointError.
-        self._listener, auth = listen(path)
+        self._listener, self._auth = listen(path)
         self.endpoint = identity(path)  # what `release` removes at the end, and nothing else
-        self._acceptor = Acceptor(self._listener, auth, self._dispatch,
-                                  lambda exc: self._supervisor.report("ipc.connection", exc))
+        self._endpoint_trouble: str | None = None  # said once, until the endpoint is fine again
+        self._acceptor = Acceptor(self._listener, self._auth, self._dispatch,
+                                  lambda exc: self._supervisor.report("ipc.connection", exc),
+                                  keep=self._keep_endpoint)
         self._slots = _Slots()
         host.add_service("ipc.connections", self)
 
@@ -90,6 +99,33 @@ class IpcServerActor(pykka.ThreadingActor):
         except OSError:
             pass
         release(self.path, self.endpoint)
+
+    def _keep_endpoint(self) -> tuple[socket.socket, str | None] | None:
+        """On the accept thread, every second or so: the socket file made again if it is gone;
+        the new listener, or None when nothing changed. A file of another kind or another host
+        there now is left alone (and said once): it is not this host's to remove."""
+        now = identity(self.path)
+        if now is not None and self.endpoint is not None and now[:2] == self.endpoint[:2]:
+            return None  # (the same file: only a chmod or the like changes its ctime)
+        if now is None:
+            try:
+                self._listener, self._auth = remake(self.path, self._listener, self._auth)
+            except EndpointError as exc:
+                self._trouble(f"the socket {self.path} was removed and cannot be made again: {exc}")
+                return None
+            self.endpoint = identity(self.path)
+            self._endpoint_trouble = None
+            self._host.event_log.append("socket_remade", detail=f"{self.path} was removed; made again")
+            self._host.keep_record()
+            return self._listener, self._auth
+        self._trouble(f"the socket {self.path} was replaced by another file: this host (pid {os.getpid()}) "
+                      f"cannot be reached there any more; `kill {os.getpid()}` stops it and its tabs")
+        return None
+
+    def _trouble(self, what: str) -> None:
+        if what != self._endpoint_trouble:
+            self._endpoint_trouble = what
+            self._host.event_log.append("socket_lost", detail=what)
 
     def stats(self) -> dict[str, int]:
         """For `host.info`: what the socket is holding right now. Safe from any thread."""

@@ -1,0 +1,108 @@
+"""A host whose socket file is removed under it -- a /tmp cleaner, `rm -rf` of its directory,
+a tidy-up script -- runs on with its tabs. It used to be lost: the command line said no host
+ran, and `tiki` started a second host beside it on the same path, the first one's tabs out of
+everyone's reach. Real hosts, the real CLI, real sockets."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BASH_TAB, TIKI, sigstop, wait_until
+
+
+def hosts_running(env: dict[str, str]) -> list[int]:
+    """The pids of `tiki serve` processes on this test's socket."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in words and any(b"tiki" in word for word in words) and \
+                f"TIKI_SOCKET={env['TIKI_SOCKET']}".encode() in environ:
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("ipc", ["unix", "tcp"])
+def test_a_host_whose_socket_file_is_removed_makes_it_again(serve, tiki_env, ipc: str) -> None:
+    host = serve(BASH_TAB, dict(tiki_env, TIKI_IPC=ipc) if ipc == "tcp" else None)
+    host.run("terminal-send", "sh", "echo still-the-same-shell")
+    host.wait_text("sh", "still-the-same-shell\n")
+    sock = Path(host.env["TIKI_SOCKET"])
+    pid = host.proc.pid
+    for how, remove in (("the file", sock.unlink), ("its directory", lambda: shutil.rmtree(sock.parent))):
+        remove()
+        began = time.monotonic()
+        listed = host.run("terminal-list", "--json")  # (at once: it waits for the host to make the file)
+        assert listed.returncode == 0, (how, listed.stderr)
+        assert time.monotonic() - began < 5, how
+        assert [tab["name"] for tab in json.loads(listed.stdout)["terminals"]] == ["sh"], how
+        assert json.loads(host.run("status", "--json").stdout)["host"]["pid"] == pid, how
+        assert stat.S_IMODE(sock.stat().st_mode) == 0o600 and stat.S_IMODE(sock.parent.stat().st_mode) == 0o700, how
+    assert "still-the-same-shell" in host.read("sh")  # the same tab, not a new one
+    assert hosts_running(host.env) == [pid]
+    log = host.run("log").stdout
+    assert log.count("socket remade") == 2, log
+
+
+def test_tiki_beside_a_host_whose_socket_file_is_gone_does_not_start_a_second_host(serve, tiki_env, tmp_path) -> None:
+    """The running host cannot make its file again here (it is stopped): `tiki serve` and the
+    command line say so and name it, and no second host takes its path."""
+    host = serve(BASH_TAB)
+    sock, pid = Path(host.env["TIKI_SOCKET"]), host.proc.pid
+    (tmp_path / "other.toml").write_text(BASH_TAB)
+    sock.unlink()
+    sigstop(pid)
+    try:
+        began = time.monotonic()
+        second = subprocess.run([TIKI, "serve", "--workspace", str(tmp_path / "other.toml")], env=tiki_env,
+                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert second.returncode != 0 and f"(pid {pid}) is running, but its socket file was removed" in second.stderr, \
+            second.stderr
+        assert f"kill -CONT {pid}" in second.stderr and time.monotonic() - began < 20
+        assert not sock.exists() and hosts_running(host.env) == [pid]
+        listed = host.run("terminal-list")
+        assert listed.returncode in (3, 4) and str(pid) in listed.stderr, listed
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # Woken, it makes its file again; the CLI finds it and its tab.
+    wait_until(sock.exists, 10, 0.05, what="the socket made again")
+    listed = host.run("terminal-list")
+    assert listed.returncode == 0 and "sh" in listed.stdout, listed.stderr
+
+
+def test_the_record_of_a_host_removed_with_its_socket_is_made_again(serve) -> None:
+    """`rm -rf` of the state directory's hosts/ as well: without its record the next `tiki`
+    could not tell the host runs, and after a crash could not restore its workspace."""
+    host = serve(BASH_TAB)
+    sock = Path(host.env["TIKI_SOCKET"])
+    records = Path(host.env["TIKI_STATE_DIR"]) / "hosts"
+    shutil.rmtree(records)
+    sock.unlink()
+    wait_until(lambda: sock.exists() and list(records.glob("*.json")), 10, 0.05, what="socket and record made again")
+    record = json.loads(next(records.glob("*.json")).read_text())
+    assert record["pid"] == host.proc.pid and record["workspace"] == str(host.workspace)
+
+
+def test_a_file_put_where_the_socket_was_is_left_alone_and_said(serve) -> None:
+    """Not the host's to remove: it says why it cannot be reached, and once the path is free
+    again it makes its socket there."""
+    host = serve(BASH_TAB)
+    sock = Path(host.env["TIKI_SOCKET"])
+    sock.unlink()
+    sock.write_text("my notes\n")
+    said = wait_until(lambda: "socket lost" in (log := host.run("log").stdout) and log, 10, 0.1,
+                      what="the host to say it lost its socket")
+    assert f"`kill {host.proc.pid}`" in said and sock.read_text() == "my notes\n", said
+    sock.unlink()
+    wait_until(lambda: host.run("terminal-list").returncode == 0, 10, 0.1, what="the host reachable again")
