@@ -10,6 +10,7 @@ dies at once -- or, worse, a failure after fork in a child that is still a copy 
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sys
@@ -18,6 +19,23 @@ from typing import Protocol, runtime_checkable
 
 class SpawnError(Exception):
     """The child could not be started: the message says why ("command not found: foo")."""
+
+
+def out_of_descriptors(exc: BaseException) -> str | None:
+    """What to tell a user when `exc` is this process (or the system) out of file descriptors,
+    else None. Every tab holds a few (its PTY, its child's pidfd, its threads' wake-ups)."""
+    if not isinstance(exc, OSError) or exc.errno not in (errno.EMFILE, errno.ENFILE):
+        return None
+    if exc.errno == errno.ENFILE:
+        return "the system has no file descriptors left (ENFILE): close programs or tabs, then try again"
+    try:
+        import resource
+
+        limit = f" ({resource.getrlimit(resource.RLIMIT_NOFILE)[0]})"
+    except (ImportError, OSError, ValueError):
+        limit = ""
+    return (f"the host has used all the file descriptors its limit{limit} allows (each tab holds a few): "
+            "close some tabs, or start the host with a higher `ulimit -n`")
 
 
 @runtime_checkable
@@ -70,7 +88,13 @@ def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, r
         from . import pty_windows as impl
     else:
         from . import pty_posix as impl
-    return impl.spawn(executable, list(argv), cwd=cwd, env=dict(env), cols=cols, rows=rows)
+    try:
+        return impl.spawn(executable, list(argv), cwd=cwd, env=dict(env), cols=cols, rows=rows)
+    except OSError as exc:
+        said = out_of_descriptors(exc)
+        if said is None:
+            raise
+        raise SpawnError(f"cannot open a terminal for {argv[0]}: {said}") from None
 
 
 def check_spawn_text(argv: list[str], cwd: str | None, env: dict[str, str]) -> None:

@@ -24,7 +24,7 @@ import struct
 import sys
 import termios
 
-from .pty import SpawnError
+from .pty import SpawnError, out_of_descriptors
 
 # Signals the host may have ignored or handled; a shell expects the defaults.
 _RESET_SIGNALS = tuple(
@@ -61,6 +61,8 @@ def fork_exec(executable: str, argv: list[str], *, cwd: str | None, env: dict[st
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(report_r)
         os.close(report_w)
+        if out_of_descriptors(exc):
+            raise  # (`spawn` says it in words that name the fix)
         raise SpawnError(f"cannot open a terminal for {argv[0]}: {exc.strerror or exc}") from None
     if pid == 0:
         try:

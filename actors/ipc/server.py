@@ -35,6 +35,7 @@ import pykka
 
 from ...protocol import ipc, ops
 from ...protocol.schema import SchemaError, check
+from ...terminals.pty import out_of_descriptors
 from ..errors import TikiError
 from .connection import Acceptor, send_quietly
 from .context import OpContext
@@ -210,7 +211,7 @@ class IpcServerActor(pykka.ThreadingActor):
         except OSError as exc:
             if ctx.client_gone():
                 raise  # it went away mid-stream (an event could not be sent): nobody to answer
-            return ipc.error_frame(request.id, ipc.INTERNAL, f"{request.op} failed: {exc}")
+            return ipc.error_frame(request.id, ipc.INTERNAL, f"{request.op} failed: {out_of_descriptors(exc) or exc}")
         except (TypeError, ValueError, KeyError) as exc:
             return ipc.error_frame(request.id, ipc.BAD_REQUEST, f"bad arguments for {request.op}: {exc}")
         except Exception as exc:  # noqa: BLE001 - the host survives every bad request
