@@ -260,13 +260,18 @@ class Host:
         return AgentConfig(rulebook, self.settings.notify)
 
     def keep_record(self) -> None:
-        """The record of this host made again if it was removed (with its socket, say): without
-        it, the command line could not tell that this host runs (host_record.running)."""
-        if self._noted and self.workspace_path is not None and host_record.left_behind(self.socket_path) is None:
-            try:
-                host_record.note(self.socket_path, self.workspace_path)
-            except OSError as exc:
-                self.supervisor.report("host_record", exc)
+        """The record of this host made again if it was removed (the state directory wiped, say;
+        looked at every second or so): without it the command line could not tell that this host
+        runs (host_record.running), nor the host after a crash what it served."""
+        if not self._noted or self.workspace_path is None or self.supervisor.stopping:
+            return  # (a host that stops removes its record: never made again then)
+        if paths.host_record(self.socket_path).exists():
+            return
+        try:
+            host_record.note(self.socket_path, self.workspace_path)
+            self.event_log.append("record_remade", detail=str(paths.host_record(self.socket_path)))
+        except OSError as exc:
+            self.supervisor.report("host_record", exc)
 
     def request_stop(self) -> None:
         """Ask the host to stop from any thread (e.g. `tiki shutdown`); returns at once."""

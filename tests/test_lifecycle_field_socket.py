@@ -81,17 +81,22 @@ def test_tiki_beside_a_host_whose_socket_file_is_gone_does_not_start_a_second_ho
     assert listed.returncode == 0 and "sh" in listed.stdout, listed.stderr
 
 
-def test_the_record_of_a_host_removed_with_its_socket_is_made_again(serve) -> None:
-    """`rm -rf` of the state directory's hosts/ as well: without its record the next `tiki`
-    could not tell the host runs, and after a crash could not restore its workspace."""
+@pytest.mark.parametrize("with_socket", [False, True])
+def test_the_record_of_a_running_host_is_made_again(serve, with_socket: bool) -> None:
+    """The state directory wiped (and the socket with it, or not): without its record the next
+    `tiki` could not tell that the host runs, and after a crash could not restore its workspace."""
     host = serve(BASH_TAB)
     sock = Path(host.env["TIKI_SOCKET"])
-    records = Path(host.env["TIKI_STATE_DIR"]) / "hosts"
-    shutil.rmtree(records)
-    sock.unlink()
-    wait_until(lambda: sock.exists() and list(records.glob("*.json")), 10, 0.05, what="socket and record made again")
+    state = Path(host.env["TIKI_STATE_DIR"])
+    shutil.rmtree(state)
+    if with_socket:
+        sock.unlink()
+    records = state / "hosts"
+    wait_until(lambda: sock.exists() and list(records.glob("*.json")), 10, 0.05, what="the record made again")
     record = json.loads(next(records.glob("*.json")).read_text())
     assert record["pid"] == host.proc.pid and record["workspace"] == str(host.workspace)
+    host.stop()  # a clean stop removes it again, and it stays removed
+    assert host.proc.returncode == 0 and not list(records.glob("*.json"))
 
 
 def test_a_file_put_where_the_socket_was_is_left_alone_and_said(serve) -> None:

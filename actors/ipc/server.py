@@ -102,9 +102,10 @@ class IpcServerActor(pykka.ThreadingActor):
         release(self.path, self.endpoint)
 
     def _keep_endpoint(self) -> tuple[socket.socket, str | None] | None:
-        """On the accept thread, every second or so: the socket file made again if it is gone;
-        the new listener, or None when nothing changed. A file of another kind or another host
+        """On the accept thread, every second or so: the host's record and socket file made again
+        if they are gone; the new listener, or None when nothing changed. A file of another kind or another host
         there now is left alone (and said once): it is not this host's to remove."""
+        self._host.keep_record()
         now = identity(self.path)
         if now is not None and self.endpoint is not None and now[:2] == self.endpoint[:2]:
             return None  # (the same file: only a chmod or the like changes its ctime)
@@ -117,7 +118,6 @@ class IpcServerActor(pykka.ThreadingActor):
             self.endpoint = identity(self.path)
             self._endpoint_trouble = None
             self._host.event_log.append("socket_remade", detail=f"{self.path} was removed; made again")
-            self._host.keep_record()
             return self._listener, self._auth
         self._trouble(f"the socket {self.path} was replaced by another file: this host (pid {os.getpid()}) "
                       f"cannot be reached there any more; `kill {os.getpid()}` stops it and its tabs")
