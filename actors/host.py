@@ -13,8 +13,6 @@ kept, so a restarted actor is the one callers reach.
 from __future__ import annotations
 
 import os
-import sys
-import sysconfig
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +20,13 @@ from typing import Any
 
 import pykka
 
-from ..protocol import ops, paths, toml_file
-from ..protocol.config_file import SettingsError, parse_settings
+from ..protocol import ops, paths
 from ..protocol.settings import Settings
 from . import host_record
 from .coordinator import ops as coordinator
 from .event_log import EventLog
 from .events import EventBus
+from .host_setup import HostError, host_bin_dir, load_settings, resolve_workspace
 from .ipc import endpoint, ui_session
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
@@ -38,7 +36,6 @@ from .peers import wiring as peers
 from .supervisor import ActorSlot, Supervisor
 from .tabs.agent_watch import AgentConfig
 from .tabs.workspace import WorkspaceActor, WorkspaceState
-from .tabs.workspace_file import TabEntry, default_shell, load_workspace
 
 
 def handler_table() -> dict[str, tuple[ops.Op, Handler]]:
@@ -57,10 +54,6 @@ def handler_table() -> dict[str, tuple[ops.Op, Handler]]:
 
 
 HANDLERS = handler_table()
-
-
-class HostError(RuntimeError):
-    """The host cannot start (bad config or workspace, socket in use); the message says why."""
 
 
 @dataclass
@@ -82,66 +75,6 @@ class HostOptions:
 
     peers: bool = True
     """Run the bot: peer handshakes and the routing of bot-chat messages to the coordinator."""
-
-
-def load_settings() -> Settings:
-    path = paths.settings_file()
-    try:
-        text = toml_file.read(path) if path.exists() else ""
-    except toml_file.TomlError as exc:
-        raise HostError(f"{path} {exc}") from None
-    try:
-        return parse_settings(text)
-    except SettingsError as exc:
-        raise HostError(paths.at_settings_file(str(exc))) from None
-
-
-def resolve_workspace(explicit: Path | None, predecessor: host_record.Predecessor | None = None,
-                      socket: Path | None = None) -> tuple[list[TabEntry], Path, str | None]:
-    """The tabs to start, the file that tab changes are saved to, and what to tell the user
-    about it: `--workspace`, else the one a host that did not stop served on this socket
-    (`predecessor`), else ./tiki.toml, else the default workspace."""
-    said = None
-    if explicit is None and predecessor is not None:
-        before = f"the last host on {socket} (pid {predecessor.pid}) did not shut down (killed or crashed)"
-        if predecessor.workspace.is_file():
-            try:
-                entries = load_workspace(predecessor.workspace)
-            except Exception as exc:  # WorkspaceFileError carries the message
-                raise HostError(f"{exc}; it is the workspace {before}: fix it, or start another with "
-                                "`--workspace FILE`") from None
-            return entries, predecessor.workspace, f"restored {predecessor.workspace}: {before}"
-        said = (f"{before}; the workspace it served, {predecessor.workspace}, no longer exists, so this one "
-                "starts as usual")
-    entries, path = _usual_workspace(explicit)
-    if said and predecessor is not None and path == predecessor.workspace:  # never saved (a first launch's)
-        said = None
-    return entries, path, said
-
-
-def _usual_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:
-    if explicit is not None:
-        if not explicit.is_file():
-            raise HostError(f"workspace file not found: {explicit}")
-        path = explicit
-    elif Path("tiki.toml").is_file():
-        path = Path("tiki.toml").resolve()
-    else:
-        path = paths.default_workspace()
-        if not path.is_file():
-            return [TabEntry("shell", default_shell(), os.getcwd(), "shell")], path
-    try:
-        return load_workspace(path), path
-    except Exception as exc:  # WorkspaceFileError carries the message
-        raise HostError(str(exc)) from None
-
-
-def host_bin_dir() -> str | None:
-    """The directory holding this installation's `tiki`, put on every tab's PATH."""
-    for candidate in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
-        if (candidate / "tiki").exists() or (candidate / "tiki.exe").exists():
-            return str(candidate)
-    return None
 
 
 class Host:
