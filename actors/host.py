@@ -160,11 +160,6 @@ class Host:
             agent=self.agent_config,
         ))
         self.workspace.open_initial(entries).get(timeout=60)
-        try:  # until a clean stop (see host_record); without it the host runs on, unable to be restored
-            host_record.note(self.socket_path, self.workspace_path)
-            self._noted = True
-        except OSError as exc:
-            self.supervisor.report("host_record", exc)
         if self.start_note:
             self.event_log.append("workspace_resolved", detail=self.start_note)
         if self.options.coordinator:
@@ -176,6 +171,13 @@ class Host:
         hub.start()
         self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
         self._endpoint = endpoint.identity(self.socket_path)
+        # Only once the socket is this host's: a host started at the same moment that lost the
+        # race for it must not write over the winner's record (and remove it as it stops).
+        try:  # until a clean stop (see host_record); without it the host runs on, unable to be restored
+            host_record.note(self.socket_path, self.workspace_path)
+            self._noted = True
+        except OSError as exc:
+            self.supervisor.report("host_record", exc)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
     def _agent_rules(self) -> AgentConfig:

@@ -111,3 +111,28 @@ def test_a_file_put_where_the_socket_was_is_left_alone_and_said(serve) -> None:
     assert f"`kill {host.proc.pid}`" in said and sock.read_text() == "my notes\n", said
     sock.unlink()
     wait_until(lambda: host.run("terminal-list").returncode == 0, 10, 0.1, what="the host reachable again")
+
+
+def test_hosts_started_at_once_leave_one_host_and_its_record_untouched(tiki_env, tmp_path: Path) -> None:
+    """`tiki` in two terminals at once starts two background hosts; the one that finds the
+    socket taken stops. It used to write its record over the winner's first, and remove it as
+    it stopped: the running host had none until it noticed (a crash then could not be restored)."""
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(BASH_TAB)
+    hosts = [subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=tiki_env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    try:
+        wait_until(lambda: sum(host.poll() is not None for host in hosts) == 2, 60, 0.05, what="two hosts to stop")
+        (winner,) = [host for host in hosts if host.poll() is None]
+        for host in hosts:
+            if host is not winner:
+                assert "already running" in host.stderr.read(), host.args  # type: ignore[union-attr]
+        time.sleep(2)  # (a running host looks at its record every second)
+        log = subprocess.run([TIKI, "log"], env=tiki_env, capture_output=True, text=True, timeout=60).stdout
+        assert "record remade" not in log, log
+        record = json.loads(next((Path(tiki_env["TIKI_STATE_DIR"]) / "hosts").glob("*.json")).read_text())
+        assert record["pid"] == winner.pid
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        for host in hosts:
+            host.wait(30)
