@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from ..actors import host_record
 from ..actors.ipc import endpoint, endpoint_lost
 from ..protocol import ipc, paths
 
@@ -105,7 +106,7 @@ def _exchange(path: Path, frame: bytes, timeout: float | None,
     except endpoint.QueueFull as exc:
         raise _Retry(NoHost(str(exc))) from None
     except endpoint.NoEndpoint as exc:
-        pid = endpoint_lost.running_host(path)
+        pid = host_record.running(path)
         if pid is None:
             raise NoHost(str(exc)) from None
         # Its socket file was removed under it: it makes it again within a second or so.

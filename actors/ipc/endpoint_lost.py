@@ -2,11 +2,11 @@
 directory): the host makes it again, and a client and a would-be second host wait for that.
 
 The host looks at its socket file every `connection.KEEP_EVERY` seconds and makes it again
-(`IpcServerActor._keep_endpoint`, with `remake`). Meanwhile its record of itself (actors/host_record) still
-names it, so a client that finds no file but a recorded host that runs waits for it
-(`REMAKE_WAIT`) instead of saying no host runs; and a new host refuses to start beside it: it
-would take the path, and the running host's tabs would be out of everyone's reach.
-Imports only the standard library and the record (the command line's fast path uses it).
+(`IpcServerActor._keep_endpoint`, with `remake`). Meanwhile its record of itself
+(`host_record.running`) still names it, so a client that finds no file but a recorded host
+that runs waits for it (`REMAKE_WAIT`) instead of saying no host runs; and a new host refuses to
+start beside it: it would take the path, and the running host's tabs would be out of everyone's
+reach. Imports nothing heavy (the command line's fast path uses it).
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ from .endpoint import BACKLOG, EndpointError, HostAlreadyRunning, is_live, prepa
 REMAKE_WAIT = 3.0
 
 
-def running_host(path: Path) -> int | None:
-    """The pid of the host recorded for `path` if it still runs (its socket file may be gone)."""
-    return host_record.running(path)
-
-
 def gone(path: Path, pid: int) -> str:
     """What to say when the host `pid` runs but its socket file at `path` has not come back."""
     stopped = host_record.process_state(pid) in ("T", "t")
@@ -42,7 +37,7 @@ def gone(path: Path, pid: int) -> str:
 def refuse_beside(path: Path) -> None:
     """Raise HostAlreadyRunning when a recorded host still runs for `path`: its socket comes
     back (`prepare` found none that answers), or it does not and the message says what to do."""
-    pid = running_host(path)
+    pid = host_record.running(path)
     if pid is None:
         return
     deadline = time.monotonic() + REMAKE_WAIT

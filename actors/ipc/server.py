@@ -102,9 +102,9 @@ class IpcServerActor(pykka.ThreadingActor):
         release(self.path, self.endpoint)
 
     def _keep_endpoint(self) -> tuple[socket.socket, str | None] | None:
-        """On the accept thread, every second or so: the host's record and socket file made again
-        if they are gone; the new listener, or None when nothing changed. A file of another kind or another host
-        there now is left alone (and said once): it is not this host's to remove."""
+        """On the accept thread, every second or so: the host's record and socket file made
+        again if they are gone; the new listener, or None when nothing changed. Another file or
+        another host's socket there now is left alone (and said once): not this host's to remove."""
         self._host.keep_record()
         now = identity(self.path)
         if now is not None and self.endpoint is not None and now[:2] == self.endpoint[:2]:
