@@ -136,3 +136,28 @@ def test_hosts_started_at_once_leave_one_host_and_its_record_untouched(tiki_env,
         subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
         for host in hosts:
             host.wait(30)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_tiki_in_a_terminal_attaches_again_to_the_host_whose_socket_was_removed(tiki_env, tmp_path: Path) -> None:
+    """The path a user takes: the real `tiki` in tmux, detached, the runtime directory wiped,
+    `tiki` again -- the same host and the same shell, not a new host with a fresh one."""
+    from tmux_outer import Outer
+
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH_TAB)
+        outer.literal("w0", "echo same-shell-$((6*7))")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "same-shell-42")
+        pid = json.loads(subprocess.run([TIKI, "status", "--json"], env=tiki_env, capture_output=True, text=True,
+                                        timeout=60).stdout)["host"]["pid"]
+        outer.keys("w0", "C-\\", "d")
+        outer.wait("w0", "TIKI-EXIT=0")
+        shutil.rmtree(Path(tiki_env["TIKI_SOCKET"]).parent)
+        outer.keys("w0", "clear", "Enter")
+        outer.tiki("w0")
+        outer.wait("w0", "same-shell-42")  # (the shell's own screen: the host kept it)
+        assert hosts_running(tiki_env) == [pid]
+    finally:
+        outer.close()
