@@ -42,7 +42,28 @@ def running(socket: Path) -> int | None:
     """The pid of the host recorded for `socket` if it still runs (as `tiki serve`: a crashed
     host's pid may since belong to another program, or to a `tiki` command), stopped or not."""
     record = left_behind(socket)
-    return record.pid if record is not None and process_state(record.pid, host=True) is not None else None
+    if record is None or process_state(record.pid, host=True) is None:
+        return None
+    started = _started_at(record.pid)
+    try:
+        noted = paths.host_record(socket).stat().st_mtime
+    except OSError:
+        return None
+    # A host writes its record after it started; a process that started after the record was
+    # written has the pid of a host that crashed (another host's, on another socket, say).
+    return None if started is not None and started > noted + 1 else record.pid
+
+
+def _started_at(pid: int) -> float | None:
+    """When `pid` started (seconds since the epoch), where /proc tells; else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            ticks = int(stat.read().rsplit(b")", 1)[1].split()[19])  # (field 22: start time)
+        with open("/proc/stat", "rb") as system:
+            boot = next(int(line.split()[1]) for line in system if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def process_state(pid: int, host: bool = False) -> str | None:

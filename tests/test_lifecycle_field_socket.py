@@ -161,3 +161,21 @@ def test_tiki_in_a_terminal_attaches_again_to_the_host_whose_socket_was_removed(
         assert hosts_running(tiki_env) == [pid]
     finally:
         outer.close()
+
+
+def test_a_crashed_hosts_pid_now_another_host_does_not_stop_a_new_one(serve, tiki_env, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pids are reused: the record a crashed host left on one socket may name a pid that is,
+    by now, a host serving another socket. That is no host of this socket to wait for: a new
+    host starts (it refused, naming the other host's pid)."""
+    from tikitaka.protocol import paths
+
+    other = serve(BASH_TAB, dict(tiki_env, TIKI_SOCKET=tiki_env["TIKI_SOCKET"] + "2"))
+    here = Path(tiki_env["TIKI_SOCKET"])
+    monkeypatch.setenv("TIKI_STATE_DIR", tiki_env["TIKI_STATE_DIR"])
+    record = paths.host_record(here)  # (where a host on `here` looks)
+    record.write_text(json.dumps({"pid": other.proc.pid, "socket": str(here), "workspace": str(other.workspace)}))
+    long_ago = time.time() - 3600  # (written by the crashed host, before the pid's new owner started)
+    os.utime(record, (long_ago, long_ago))
+    host = serve(BASH_TAB)  # (fails if `tiki serve` exits)
+    assert host.run("terminal-list").returncode == 0
