@@ -135,9 +135,17 @@ class Host:
 
     def _start(self) -> None:
         from .ipc.endpoint import prepare
+        from .ipc.endpoint_claim import claimed
+
+        prepare(self.socket_path)  # refuse early (and make its directory, where the turn is taken)
+        with claimed(self.socket_path):  # hosts started at once: only the one that gets the socket starts tabs
+            self._start_claimed()
+
+    def _start_claimed(self) -> None:
+        from .ipc.endpoint import prepare
         from .ipc.endpoint_lost import refuse_beside
 
-        prepare(self.socket_path)  # refuse early, before any tab is spawned
+        prepare(self.socket_path)  # again: a host may have come up while this one waited its turn
         refuse_beside(self.socket_path)  # (a host that runs on with its socket file removed)
         try:
             paths.ready_state_dir()  # the event log and transcripts go there: refuse now, not run without

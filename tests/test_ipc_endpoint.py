@@ -13,9 +13,11 @@ import socket
 import stat
 import subprocess
 import tempfile
+import time
+from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB, TIKI
+from conftest import BASH_TAB, TIKI, wait_until
 
 
 def _serve(env: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
@@ -114,3 +116,58 @@ def test_planted_symlink_never_receives_the_tcp_secret(tiki_env, serve, tmp_path
         assert result.returncode != 0 and "symlink" in result.stderr and bait.read_text() == ""
     finally:
         subprocess.run(["rm", "-rf", private])
+
+
+def test_a_planted_or_foreign_lock_file_is_refused_and_never_written_through(tiki_env, tmp_path):
+    """Hosts starting on one socket take turns on `<socket>.lock` beside it: a symlink planted
+    there is not followed, and one owned by someone else (who could hold it for ever) is named."""
+    shared = tempfile.mkdtemp(prefix="tkl-")
+    os.chmod(shared, 0o1777)  # (like /tmp: others may create files in it)
+    try:
+        sock = os.path.join(shared, "x.sock")
+        env = {**tiki_env, "TIKI_SOCKET": sock}
+        bait = tmp_path / "victim"
+        bait.write_text("keep me\n")
+        os.symlink(bait, sock + ".lock")
+        result = _serve(env, tmp_path)
+        assert result.returncode != 0 and "symlink" in result.stderr and f"rm {sock}.lock" in result.stderr
+        assert bait.read_text() == "keep me\n" and not os.path.exists(sock)
+        if os.getuid() == 0:
+            os.unlink(sock + ".lock")
+            Path(sock + ".lock").write_text("")
+            os.chown(sock + ".lock", 65534, 65534)
+            result = _serve(env, tmp_path)
+            assert result.returncode != 0 and "belongs to another user" in result.stderr, result.stderr
+    finally:
+        subprocess.run(["rm", "-rf", shared])
+
+
+def test_a_host_waits_its_turn_while_another_is_starting(tiki_env, tmp_path):
+    """While the lock is held (another host starting its tabs), `tiki serve` waits -- no tab of
+    its own yet, no socket -- and starts once the turn is free."""
+    import fcntl
+
+    workspace = tmp_path / "w.toml"
+    marker = tmp_path / "started"
+    workspace.write_text(f'[[tab]]\nname = "job"\ncommand = ["sh", "-c", "echo x >> {marker}; exec sleep 100000"]\n')
+    sock = Path(tiki_env["TIKI_SOCKET"])
+    sock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(str(sock) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    host = subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=tiki_env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        def waiting() -> bool:  # the host has the turn's file open: it is at its turn
+            fds = Path(f"/proc/{host.pid}/fd")
+            return any(os.readlink(fds / name) == str(sock) + ".lock" for name in os.listdir(fds))
+
+        wait_until(waiting, 30, 0.05, what="the host to wait for its turn")
+        time.sleep(1.0)  # (were it not waiting, its tab would start and its socket listen meanwhile)
+        assert host.poll() is None and not marker.exists() and not sock.exists()
+        os.close(fd)
+        wait_until(lambda: marker.exists() and sock.exists(), 30, 0.05, what="the host to start after its turn")
+        listed = subprocess.run([TIKI, "terminal-list"], env=tiki_env, capture_output=True, text=True, timeout=30)
+        assert listed.returncode == 0 and "job" in listed.stdout, listed.stderr
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        host.wait(30)

@@ -138,6 +138,33 @@ def test_hosts_started_at_once_leave_one_host_and_its_record_untouched(tiki_env,
             host.wait(30)
 
 
+@pytest.mark.parametrize("ipc", ["unix", "tcp"])
+def test_hosts_started_at_once_start_their_tabs_once(tiki_env, tmp_path: Path, ipc: str) -> None:
+    """Two terminals opened at once (a session restore), each running `tiki`: every host found
+    no host there and started the workspace's tabs -- a restored agent session ran two or three
+    times over -- before all but one found the socket taken and ended theirs. Now they take
+    turns: only the host that gets the socket starts the tabs."""
+    env = dict(tiki_env, TIKI_IPC=ipc)
+    marker = tmp_path / "started"
+    workspace = tmp_path / "ws.toml"
+    workspace.write_text(f'[[tab]]\nname = "job"\ncommand = ["sh", "-c", "echo $$ >> {marker}; exec sleep 100000"]\n')
+    hosts = [subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    try:
+        wait_until(lambda: sum(host.poll() is not None for host in hosts) == 2, 60, 0.05, what="two hosts to stop")
+        (winner,) = [host for host in hosts if host.poll() is None]
+        for host in hosts:
+            if host is not winner:
+                assert "already running" in host.stderr.read(), host.args  # type: ignore[union-attr]
+        assert len(marker.read_text().split()) == 1, marker.read_text()
+        listed = subprocess.run([TIKI, "terminal-list", "--json"], env=env, capture_output=True, text=True, timeout=60)
+        assert [tab["name"] for tab in json.loads(listed.stdout)["terminals"]] == ["job"], listed.stderr
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True, timeout=60)
+        for host in hosts:
+            host.wait(30)
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_tiki_in_a_terminal_attaches_again_to_the_host_whose_socket_was_removed(tiki_env, tmp_path: Path) -> None:
     """The path a user takes: the real `tiki` in tmux, detached, the runtime directory wiped,
