@@ -223,4 +223,7 @@ def test_a_peer_tab_whose_program_is_not_recognised_gets_enter_150_ms_after_the_
     assert host.run("terminal-send", "ai", "hello peer").returncode == 0
     reads = [json.loads(line) for line in log.read_text().splitlines()]
     assert "".join(r["data"] for r in reads[:-1]) == "\x1b[200~hello peer\x1b[201~" and reads[-1]["data"] == "\r"
-    assert reads[-1]["t"] - reads[-2]["t"] >= 0.15
+    # The host waits 150 ms after its write of the text; the logger's read of that text may come
+    # a little late on a loaded machine (seen: 148 ms between the reads, two suites at once), so
+    # the reads are allowed 20 ms of that -- still far from the text and Enter in one read.
+    assert reads[-1]["t"] - reads[-2]["t"] >= 0.13
