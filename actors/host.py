@@ -26,7 +26,7 @@ from . import host_record
 from .coordinator import ops as coordinator
 from .event_log import EventLog
 from .events import EventBus
-from .host_setup import HostError, host_bin_dir, load_settings, resolve_workspace
+from .host_setup import HostError, host_bin_dir, load_settings, refuse_shared, resolve_workspace
 from .ipc import endpoint, ui_session
 from .ipc.handlers import host as host_handlers
 from .ipc.handlers import tabs as tab_handlers
@@ -154,6 +154,7 @@ class Host:
         predecessor = host_record.left_behind(self.socket_path)
         entries, self.workspace_path, self.start_note = resolve_workspace(
             self.options.workspace, predecessor, self.socket_path)
+        refuse_shared(self.workspace_path, self.socket_path)
         self.agent_config = self._agent_rules()
         state = WorkspaceState()  # outlives a workspace actor that fails and is restarted
         self._workspace = self.supervisor.actor("workspace", lambda: WorkspaceActor.start(

@@ -7,7 +7,8 @@ which workspace to serve, serves the one its predecessor did. So `tiki` after a 
 same tabs back wherever it is run, not the workspace of the directory it happens to be run in
 (`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
 the command line that the host whose socket it cannot find will make it again, and a second
-host not to start beside it.
+host not to start beside it; the records together tell a host on another socket that the
+workspace it would serve is already served (`serving`).
 """
 
 from __future__ import annotations
@@ -91,6 +92,25 @@ def process_state(pid: int, host: bool = False) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out[:1] if out and all(word.decode() in out for word in wanted) else None
+
+
+def serving(workspace: Path, besides: Path) -> tuple[int, Path] | None:
+    """(pid, socket) of a running host on another socket than `besides` that serves
+    `workspace`, or None. Two hosts on one workspace file would each save their own tabs over
+    the other's, and a crash would bring back the wrong ones."""
+    wanted = workspace.resolve()
+    for record in sorted(paths.host_record(besides).parent.glob("*.json")):
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            socket, served = Path(data["socket"]), data["workspace"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # (being written, or cut short by a crash)
+        if socket == besides or paths.host_record(socket) != record or Path(served).resolve() != wanted:
+            continue
+        pid = running(socket)
+        if pid is not None and pid != os.getpid():
+            return pid, socket
+    return None
 
 
 def note(socket: Path, workspace: Path) -> None:

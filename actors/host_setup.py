@@ -55,6 +55,17 @@ def resolve_workspace(explicit: Path | None, predecessor: host_record.Predecesso
     return entries, path, said
 
 
+def refuse_shared(workspace: Path, socket: Path) -> None:
+    """HostError when a host on another socket serves `workspace`: each would save its own tabs
+    over the other's (and the host after a crash would bring back the other's)."""
+    other = host_record.serving(workspace, besides=socket)
+    if other is not None:
+        pid, where = other
+        raise HostError(f"the workspace {workspace} is already served by the tiki host on {where} (pid {pid}); "
+                        f"attach to it with `TIKI_SOCKET={where} tiki`, or give this host another workspace "
+                        "(`--workspace FILE`)")
+
+
 def _usual_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:
     if explicit is not None:
         if not explicit.is_file():

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import TIKI, wait_until
 from tmux_outer import Outer
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
@@ -30,13 +31,16 @@ def test_a_workspace_the_running_host_does_not_serve_is_named_in_the_panel(tiki_
     other.write_text(tab("beta"))
     project.mkdir()
     (project / "tiki.toml").write_text(tab("gamma"))
+    sockets = Path(tiki_env["TIKI_SOCKET"]).parent
     outer = Outer(tiki_env)
     try:
         screen = outer.start_ui(served, tab("alpha"))
         assert "not loaded" not in panel_text(screen), screen
 
-        for window, args, cwd, how in (("w1", ("--workspace", str(other)), tmp_path, f"--workspace{other}"),
-                                       ("w2", (), project, f"thisfolder's{project / 'tiki.toml'}")):
+        for window, args, cwd, how, beside in (
+                ("w1", ("--workspace", str(other)), tmp_path, f"--workspace{other}",
+                 f"TIKI_SOCKET={sockets / 'other.sock'}tiki--workspace{other}`"),
+                ("w2", (), project, f"thisfolder's{project / 'tiki.toml'}", f"TIKI_SOCKET={sockets / 'project.sock'}tiki`")):
             outer.window(window)
             outer.tiki(window, *args, cwd=str(cwd))
             outer.wait(window, "? help")
@@ -44,8 +48,17 @@ def test_a_workspace_the_running_host_does_not_serve_is_named_in_the_panel(tiki_
                                 what=f"the panel of {window} to say what was not loaded")
             assert " 1 alpha " in screen and "beta" not in screen.splitlines()[0], screen
             said = panel_text(screen)
-            for part in (f"serving{served}", f"{how}wasnotloaded", "`tikishutdown`stopsthathostanditstabs"):
+            for part in (f"serving{served}", f"{how}wasnotloaded", "`tikishutdown`stopsthathostanditstabs", beside):
                 assert part in said, screen
+
+        # The advice followed: a second host beside the first, with the folder's tabs.
+        outer.window("w4")
+        outer.tiki("w4", cwd=str(project), via=f"env TIKI_SOCKET={sockets / 'project.sock'}")
+        screen = outer.wait("w4", "? help")
+        assert " 1 gamma " in screen and "notloaded" not in panel_text(outer.settled("w4")), screen
+        outer.window("w5")
+        outer.tiki("w5", "terminal-list")
+        assert "alpha" in outer.wait("w5", "TIKI-EXIT=0")  # (the first host, untouched)
 
         # The workspace it serves, asked for again (from its folder, as a path of its own): nothing to say.
         outer.window("w3")
@@ -57,3 +70,5 @@ def test_a_workspace_the_running_host_does_not_serve_is_named_in_the_panel(tiki_
         assert "not loaded" not in outer.screen("w3") and "notloaded" not in panel_text(screen), screen
     finally:
         outer.close()
+        subprocess.run([TIKI, "shutdown"], env=dict(tiki_env, TIKI_SOCKET=str(sockets / "project.sock")),
+                       capture_output=True, timeout=60)

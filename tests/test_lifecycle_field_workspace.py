@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB, Host
+from conftest import BASH_TAB, TIKI, Host
 
 BASH = '["bash", "--norc", "--noprofile"]'
 
@@ -126,3 +126,29 @@ def test_an_event_that_did_not_fit_leaves_no_half_line(tiki_env, small_disk: Pat
             json.loads(line)  # every line whole
     finally:
         host.stop()
+
+
+def test_a_second_host_on_a_workspace_another_host_serves_is_refused(serve, tiki_env, tmp_path: Path) -> None:
+    """Two workspaces at once take two hosts (TIKI_SOCKET); two hosts on one workspace file
+    each saved their own tabs over the other's (the last change won, and a crash brought back
+    the other host's tabs). The second is refused, naming the host to attach to instead."""
+    first = serve(BASH_TAB)
+    first.run("terminal-new", "mine", "--", "bash", "--norc", "--noprofile")
+    saved = first.workspace.read_text()
+    other = dict(tiki_env, TIKI_SOCKET=str(tmp_path / "other.sock"))
+    second = subprocess.run([TIKI, "serve", "--workspace", str(first.workspace)], env=other, capture_output=True,
+                            text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert second.returncode != 0
+    said = second.stderr
+    assert str(first.workspace) in said and tiki_env["TIKI_SOCKET"] in said and str(first.proc.pid) in said, said
+    assert f"TIKI_SOCKET={tiki_env['TIKI_SOCKET']} tiki" in said, said
+    assert first.workspace.read_text() == saved
+    assert [t["name"] for t in first.json("terminal-list")["terminals"]] == ["sh", "mine"]
+    # Another workspace beside it is what a second socket is for.
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text(BASH_TAB)
+    beside = Host(other, elsewhere, tmp_path)
+    try:
+        assert [t["name"] for t in beside.json("terminal-list")["terminals"]] == ["sh"]
+    finally:
+        beside.stop()

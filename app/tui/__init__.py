@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -99,9 +101,23 @@ def _workspace_not_loaded(explicit: Path | None, served: str | None) -> str | No
     if wanted is None or served == str(wanted):
         return None
     how = "--workspace " if explicit is not None else "this folder's "
+    again = f" --workspace {shlex.quote(str(wanted))}" if explicit is not None else ""
     return (f"a host was already running, serving {served or 'no workspace file'}: this UI shows its tabs, and "
             f"{how}{wanted} was not loaded. `tiki shutdown` stops that host and its tabs; `tiki` then "
-            "starts one with it")
+            f"starts one with it. Or run a second host beside it: `TIKI_SOCKET={_beside(wanted)} tiki{again}`")
+
+
+def _beside(workspace: Path) -> str:
+    """A socket path for a second host serving `workspace`, named after it (after its folder for
+    a tiki.toml), in the directory of the socket in use (quoted for a shell)."""
+    from ...protocol import paths
+
+    name = workspace.parent.name if workspace.name == "tiki.toml" else workspace.stem
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "second"
+    current = paths.socket_path()
+    if name == current.stem:
+        name += "-2"
+    return shlex.quote(str(current.with_name(f"{name}.sock")))
 
 
 def _tab_named(tabs: list[dict], wanted: str) -> int | None:
