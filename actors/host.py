@@ -83,7 +83,7 @@ class Host:
         self.settings = self.options.settings or load_settings()
         self.socket_path = self.options.socket or paths.socket_path()
         self.bus = EventBus()
-        self.event_log = EventLog(paths.event_log_file())
+        self.event_log = EventLog(paths.event_log_file(self.socket_path))
         self.supervisor = Supervisor(self.event_log)
         # A write that fails (disk full, a file where the directory should be) is a failure of
         # the event log service, reported like any other; callers carry on.

@@ -2,8 +2,9 @@
 
 A host started here is `tiki serve` in its own session: no controlling terminal (closing the
 terminal, SSH loss or a SIGHUP reaches the UI, never the host), stdin from /dev/null, output
-appended to `host.log` in the state directory (past LOG_ROTATE bytes it becomes `host.log.1` at the
-next start, so the log stays bounded and the last one stays readable). The UI waits until it answers. After a host
+appended to `host.log` in the state directory (`paths.host_log_file`: a host on another socket
+than the default one has its own, `host-NAME-XXXXXX.log`); past LOG_ROTATE bytes it becomes
+`host.log.1` at the next start, so the log stays bounded and the last one stays readable. The UI waits until it answers. After a host
 crash the socket it left is cleared by the new host, which serves the workspace the crashed one
 served (actors/host_record).
 Imports nothing heavy.
@@ -31,7 +32,7 @@ class HostStartFailed(Exception):
 
 
 def log_file() -> Path:
-    return paths.state_dir() / "host.log"
+    return paths.host_log_file()
 
 
 def running_host(socket_path: Path) -> dict | None:

@@ -2,7 +2,8 @@
 for the state directory, which `ready_state_dir` makes or explains).
 
 - config: `$XDG_CONFIG_HOME/tikitaka` (settings, the default workspace `workspace.toml`)
-- state: `$XDG_STATE_HOME/tikitaka` (event log, transcripts, what each running host serves)
+- state: `$XDG_STATE_HOME/tikitaka` (event log, the background host's log, transcripts, what each
+  running host serves; a host on another socket than the default has its own logs: `host_tag`)
 - runtime: `$XDG_RUNTIME_DIR/tikitaka` or a per-user temp directory (the host's socket)
 
 `TIKI_CONFIG_DIR`, `TIKI_STATE_DIR` and `TIKI_SOCKET` override them (tests use these); a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 APP = "tikitaka"
@@ -99,8 +101,32 @@ def ready_state_dir() -> Path:
     return path
 
 
-def event_log_file() -> Path:
-    return state_dir() / "events.jsonl"
+def host_tag(socket: Path) -> str:
+    """What the names of one host's own files in the state directory carry: nothing for the
+    default socket; else the socket's name and a digest of its path (`-work-3fa2c1`). Hosts on
+    two sockets (two workspaces at once) share the state directory but not their logs."""
+    if socket.absolute() == (runtime_dir() / "tiki.sock").absolute():
+        return ""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.stem).strip("-.")[:32] or "socket"
+    return f"-{name}-{hashlib.sha256(os.fsencode(socket.absolute())).hexdigest()[:6]}"
+
+
+def event_log_file(socket: Path | None = None) -> Path:
+    """The event log of the host on `socket` (the one in use by default)."""
+    return state_dir() / event_log_name(socket or socket_path())
+
+
+def event_log_name(socket: Path) -> str:
+    return f"events{host_tag(socket)}.jsonl"
+
+
+def host_log_file(socket: Path | None = None) -> Path:
+    """What a host started in the background by `tiki` printed (the one on `socket`)."""
+    return state_dir() / host_log_name(socket or socket_path())
+
+
+def host_log_name(socket: Path) -> str:
+    return f"host{host_tag(socket)}.log"
 
 
 def transcripts_dir() -> Path:

@@ -66,6 +66,20 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: fl
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last value: {last!r})")
 
 
+def event_log(env: dict[str, str]) -> Path:
+    """The event log of the host on `env`'s socket (each socket's host has its own)."""
+    from tikitaka.protocol import paths
+
+    return Path(env["TIKI_STATE_DIR"]) / paths.event_log_name(Path(env["TIKI_SOCKET"]))
+
+
+def host_log(env: dict[str, str]) -> Path:
+    """The log of a host `tiki` started in the background on `env`'s socket."""
+    from tikitaka.protocol import paths
+
+    return Path(env["TIKI_STATE_DIR"]) / paths.host_log_name(Path(env["TIKI_SOCKET"]))
+
+
 def hide_host_record(env: dict[str, str]) -> None:
     """Move the running host's record of itself away: the CLI can no longer tell its pid, so
     it cannot see that the host is stopped (as where /proc and ps tell nothing)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from conftest import BASH_TAB
+from conftest import BASH_TAB, event_log
 from fake_ollama import Reply
 
 
@@ -24,7 +24,7 @@ def test_a_run_transcript_that_holds_a_tab_screen_is_private(serve, fake_env, fa
     transcripts = sorted((state / "transcripts").glob("runs-*.jsonl"))
     assert transcripts, f"no transcript under {state}"
     assert "secret-42-token" in transcripts[0].read_text()  # the tab's screen is in it
-    events = state / "events.jsonl"
+    events = event_log(fake_env)
     assert stat.S_IMODE(events.stat().st_mode) == 0o600  # (the event log is private, as documented)
     mode = stat.S_IMODE(transcripts[0].stat().st_mode)
     assert not mode & 0o077, (

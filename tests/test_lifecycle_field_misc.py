@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB, TIKI, hide_host_record, sigstop
+from conftest import BASH_TAB, TIKI, event_log, hide_host_record, host_log, sigstop
 
 
 def in_a_terminal(command: str, env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -79,13 +79,12 @@ def test_terminal_list_aligns_wide_names(serve) -> None:
 def test_the_logs_are_private(serve, tiki_env, tmp_path: Path) -> None:
     host = serve(BASH_TAB)
     host.run("bot-chat", "hello", "--from", "me")
-    state = Path(tiki_env["TIKI_STATE_DIR"])
-    assert os.stat(state / "events.jsonl").st_mode & 0o077 == 0
+    assert os.stat(event_log(tiki_env)).st_mode & 0o077 == 0
     # host.log: written by a host `tiki` starts in the background
     env = dict(tiki_env, TIKI_SOCKET=tiki_env["TIKI_SOCKET"] + "2")
     try:
         in_a_terminal(f"{TIKI} -t nosuchtab", env, tmp_path)
-        assert os.stat(state / "host.log").st_mode & 0o077 == 0
+        assert os.stat(host_log(env)).st_mode & 0o077 == 0
     finally:
         subprocess.run([TIKI, "shutdown"], env=env, capture_output=True, timeout=30)
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BASH_TAB, TIKI, Host
+from conftest import BASH_TAB, TIKI, Host, event_log
 
 BASH = '["bash", "--norc", "--noprofile"]'
 
@@ -122,7 +122,7 @@ def test_an_event_that_did_not_fit_leaves_no_half_line(tiki_env, small_disk: Pat
         filler.unlink()
         assert host.run("bot-chat", "IMPORTANT after the disk was freed", "--from", "me").returncode == 0
         assert "IMPORTANT after the disk was freed" in host.run("log", "--last", "3").stdout
-        for line in (small_disk / "state" / "events.jsonl").read_text().splitlines():
+        for line in event_log(host.env).read_text().splitlines():
             json.loads(line)  # every line whole
     finally:
         host.stop()

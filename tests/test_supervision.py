@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pykka
-from conftest import BASH_TAB, wait_until
+from conftest import BASH_TAB, event_log, wait_until
 from fake_ollama import Reply
 
 from tikitaka.actors.coordinator.events import RunDone, RunError
@@ -163,17 +163,14 @@ def test_a_run_that_breaks_outside_the_loop_ends_with_an_error_and_the_worker_li
 
 
 def test_an_event_log_that_cannot_be_written_loses_no_message(serve, tiki_env):
-    from pathlib import Path
-
-    state = Path(tiki_env["TIKI_STATE_DIR"])
-    (state / "events.jsonl").mkdir(parents=True)  # a directory where the log file should be
+    event_log(tiki_env).mkdir(parents=True)  # a directory where the log file should be
     host = serve(BASH_TAB)
     result = host.run("bot-chat", "DONE(42, obviously)", "--from", "someone")
     assert result.returncode == 0, result.stderr
     assert "delivered as someone" in result.stdout
     status = host.json("status")
     assert status["health"]["event_log"]["failures"] >= 1
-    assert "events.jsonl" in status["health"]["event_log"]["last_error"]
+    assert event_log(tiki_env).name in status["health"]["event_log"]["last_error"]
     # Logged once, in one line each, not a traceback per write.
     lines = [line for line in host.stderr().splitlines() if "event_log" in line]
     assert len(lines) == 1 and "Traceback" not in host.stderr()
@@ -191,10 +188,8 @@ def test_status_json_has_a_health_section(serve):
 
 
 def test_status_text_names_a_failed_service(serve, tiki_env):
-    from pathlib import Path
-
-    (Path(tiki_env["TIKI_STATE_DIR"]) / "events.jsonl").mkdir(parents=True)
+    event_log(tiki_env).mkdir(parents=True)
     host = serve(BASH_TAB)
     host.run("bot-chat", "hello", "--from", "someone")
     text = host.run("status").stdout
-    assert "event_log" in text and "failure" in text and "events.jsonl" in text
+    assert "event_log" in text and "failure" in text and event_log(tiki_env).name in text

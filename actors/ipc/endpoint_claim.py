@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from ...protocol import paths
 from .endpoint import EndpointError
 
 # The holder starts the workspace's tabs meanwhile (Host allows that a minute), then listens.
@@ -88,8 +89,8 @@ def claimed(path: Path, wait: float = CLAIM_WAIT) -> Iterator[None]:
         while not _try_lock(fd):
             if time.monotonic() > deadline:
                 raise EndpointError(f"another tiki host{_holder(fd)} has been starting on {path} for {wait:g} s "
-                                    f"and holds {lock}: see its log (host.log in the state directory), or stop "
-                                    "it and run tiki again")
+                                    f"and holds {lock}: see its log, {paths.host_log_file(path)}, or stop it "
+                                    "and run tiki again")
             time.sleep(_POLL)
         try:
             os.ftruncate(fd, 0)

@@ -16,6 +16,7 @@ import socket
 import time
 from pathlib import Path
 
+from ...protocol import paths
 from .. import host_record
 from . import endpoint_file
 from .endpoint import BACKLOG, EndpointError, HostAlreadyRunning, is_live, prepare
@@ -29,7 +30,7 @@ def gone(path: Path, pid: int) -> str:
     """What to say when the host `pid` runs but its socket file at `path` has not come back."""
     stopped = host_record.process_state(pid) in ("T", "t")
     why = (f"it is stopped: `kill -CONT {pid}` lets it make the file again" if stopped else
-           "see its log (host.log in the state directory)")
+           f"see its log, {paths.host_log_file(path)}")
     return (f"the host at {path} (pid {pid}) is running, but its socket file was removed and it has not made "
             f"it again within {REMAKE_WAIT:g} s ({why}); `kill {pid}` stops it and its tabs")
 

@@ -33,7 +33,8 @@ def add_commands(sub: Any) -> None:
                    help="your tab name (default $TIKI_TAB; required outside a tab)")
     p.set_defaults(func=cmd_bot_chat)
 
-    p = sub.add_parser("log", help="print the event log, oldest first")
+    p = sub.add_parser("log", help="print the event log of the host on this socket, oldest first (read from "
+                       "its file: it works with no host running)")
     p.add_argument("--last", type=int, metavar="N", help="only the last N events")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=cmd_log)
