@@ -12,7 +12,9 @@ import signal
 import stat
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from conftest import BASH_TAB, TIKI, sigstop, wait_until
@@ -113,29 +115,39 @@ def test_a_file_put_where_the_socket_was_is_left_alone_and_said(serve) -> None:
     wait_until(lambda: host.run("terminal-list").returncode == 0, 10, 0.1, what="the host reachable again")
 
 
+@contextmanager
+def started_at_once(env: dict[str, str], workspace: Path, count: int = 3) -> Iterator[subprocess.Popen[str]]:
+    """`count` hosts started at the same moment on one socket (as `tiki` in several terminals
+    at once starts them); yields the one left running once the others stopped, each saying a
+    host already runs. All shut down at the end."""
+    hosts = [subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(count)]
+    try:
+        wait_until(lambda: sum(host.poll() is not None for host in hosts) == count - 1, 60, 0.05,
+                   what=f"{count - 1} hosts to stop")
+        (winner,) = [host for host in hosts if host.poll() is None]
+        for host in hosts:
+            if host is not winner:
+                assert "already running" in host.stderr.read(), host.args  # type: ignore[union-attr]
+        yield winner
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True, timeout=60)
+        for host in hosts:
+            host.wait(30)
+
+
 def test_hosts_started_at_once_leave_one_host_and_its_record_untouched(tiki_env, tmp_path: Path) -> None:
     """`tiki` in two terminals at once starts two background hosts; the one that finds the
     socket taken stops. It used to write its record over the winner's first, and remove it as
     it stopped: the running host had none until it noticed (a crash then could not be restored)."""
     workspace = tmp_path / "ws.toml"
     workspace.write_text(BASH_TAB)
-    hosts = [subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=tiki_env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(3)]
-    try:
-        wait_until(lambda: sum(host.poll() is not None for host in hosts) == 2, 60, 0.05, what="two hosts to stop")
-        (winner,) = [host for host in hosts if host.poll() is None]
-        for host in hosts:
-            if host is not winner:
-                assert "already running" in host.stderr.read(), host.args  # type: ignore[union-attr]
+    with started_at_once(tiki_env, workspace) as winner:
         time.sleep(2)  # (a running host looks at its record every second)
         log = subprocess.run([TIKI, "log"], env=tiki_env, capture_output=True, text=True, timeout=60).stdout
         assert "record remade" not in log, log
         record = json.loads(next((Path(tiki_env["TIKI_STATE_DIR"]) / "hosts").glob("*.json")).read_text())
         assert record["pid"] == winner.pid
-    finally:
-        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
-        for host in hosts:
-            host.wait(30)
 
 
 @pytest.mark.parametrize("ipc", ["unix", "tcp"])
@@ -148,21 +160,10 @@ def test_hosts_started_at_once_start_their_tabs_once(tiki_env, tmp_path: Path, i
     marker = tmp_path / "started"
     workspace = tmp_path / "ws.toml"
     workspace.write_text(f'[[tab]]\nname = "job"\ncommand = ["sh", "-c", "echo $$ >> {marker}; exec sleep 100000"]\n')
-    hosts = [subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(3)]
-    try:
-        wait_until(lambda: sum(host.poll() is not None for host in hosts) == 2, 60, 0.05, what="two hosts to stop")
-        (winner,) = [host for host in hosts if host.poll() is None]
-        for host in hosts:
-            if host is not winner:
-                assert "already running" in host.stderr.read(), host.args  # type: ignore[union-attr]
+    with started_at_once(env, workspace):
         assert len(marker.read_text().split()) == 1, marker.read_text()
         listed = subprocess.run([TIKI, "terminal-list", "--json"], env=env, capture_output=True, text=True, timeout=60)
         assert [tab["name"] for tab in json.loads(listed.stdout)["terminals"]] == ["job"], listed.stderr
-    finally:
-        subprocess.run([TIKI, "shutdown"], env=env, capture_output=True, timeout=60)
-        for host in hosts:
-            host.wait(30)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
