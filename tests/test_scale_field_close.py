@@ -93,7 +93,9 @@ def test_closed_tabs_give_their_scrollback_memory_back(serve) -> None:
     assert full - before > TABS_FULL * 2, f"the tabs' scrollback should cost memory: {before:.0f} -> {full:.0f} MB"
     for i in range(TABS_FULL):
         assert host.run("terminal-close", f"full{i}").returncode == 0
-    # Half of what the tabs took comes back at least (measured here 85-95%, in a fresh-clone CI
-    # run 70%: allocator slack and Python's own caches stay; before, none came back).
-    wait_until(lambda: rss_mb(pid) < before + (full - before) / 2, 20, 0.2,
+    # A third of what the tabs took comes back at least; before, none came back. Measured: 67-78%
+    # alone, 70% in a fresh-clone CI run, once 48% late in a full suite (42 -> 67 -> 55 MB). What
+    # stays is allocator slack -- pages that a few small objects allocated meanwhile keep --, and
+    # how much varies with how the threads' allocations happened to interleave.
+    wait_until(lambda: rss_mb(pid) < before + (full - before) * 2 / 3, 20, 0.2,
                what=f"the memory back: {before:.0f} MB before, {full:.0f} MB full, now {rss_mb(pid):.0f} MB")
