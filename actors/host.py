@@ -134,10 +134,12 @@ class Host:
             raise
 
     def _start(self) -> None:
-        from .ipc.endpoint import prepare
+        from .ipc.endpoint import make_directory
         from .ipc.endpoint_claim import claimed
 
-        prepare(self.socket_path)  # refuse early (and make its directory, where the turn is taken)
+        # Nothing at the path is looked at before the turn is this host's: a starting host's
+        # socket, bound but not yet listening, looks like a dead host's leftover.
+        make_directory(self.socket_path)  # (where the turn is taken)
         with claimed(self.socket_path):  # hosts started at once: only the one that gets the socket starts tabs
             self._start_claimed()
 
@@ -145,7 +147,7 @@ class Host:
         from .ipc.endpoint import prepare
         from .ipc.endpoint_lost import refuse_beside
 
-        prepare(self.socket_path)  # again: a host may have come up while this one waited its turn
+        prepare(self.socket_path)  # refuse early, before any tab is spawned
         refuse_beside(self.socket_path)  # (a host that runs on with its socket file removed)
         try:
             paths.ready_state_dir()  # the event log and transcripts go there: refuse now, not run without

@@ -142,26 +142,39 @@ def test_a_planted_or_foreign_lock_file_is_refused_and_never_written_through(tik
         subprocess.run(["rm", "-rf", shared])
 
 
+def _hold_turn(sock: Path) -> int:
+    """Take the turn a starting host takes (as one starting now would); closing the fd frees it."""
+    import fcntl
+
+    sock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(str(sock) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _serve_waiting(env: dict[str, str], workspace: Path, sock: Path) -> subprocess.Popen[str]:
+    """`tiki serve`, once it waits for its turn (it has the turn's file open)."""
+    host = subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def waiting() -> bool:
+        fds = Path(f"/proc/{host.pid}/fd")
+        return any(os.readlink(fds / name) == str(sock) + ".lock" for name in os.listdir(fds))
+
+    wait_until(waiting, 30, 0.05, what="the host to wait for its turn")
+    return host
+
+
 def test_a_host_waits_its_turn_while_another_is_starting(tiki_env, tmp_path):
     """While the lock is held (another host starting its tabs), `tiki serve` waits -- no tab of
     its own yet, no socket -- and starts once the turn is free."""
-    import fcntl
-
     workspace = tmp_path / "w.toml"
     marker = tmp_path / "started"
     workspace.write_text(f'[[tab]]\nname = "job"\ncommand = ["sh", "-c", "echo x >> {marker}; exec sleep 100000"]\n')
     sock = Path(tiki_env["TIKI_SOCKET"])
-    sock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(str(sock) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    host = subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=tiki_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    fd = _hold_turn(sock)
+    host = _serve_waiting(tiki_env, workspace, sock)
     try:
-        def waiting() -> bool:  # the host has the turn's file open: it is at its turn
-            fds = Path(f"/proc/{host.pid}/fd")
-            return any(os.readlink(fds / name) == str(sock) + ".lock" for name in os.listdir(fds))
-
-        wait_until(waiting, 30, 0.05, what="the host to wait for its turn")
         time.sleep(1.0)  # (were it not waiting, its tab would start and its socket listen meanwhile)
         assert host.poll() is None and not marker.exists() and not sock.exists()
         os.close(fd)
@@ -171,3 +184,31 @@ def test_a_host_waits_its_turn_while_another_is_starting(tiki_env, tmp_path):
     finally:
         subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
         host.wait(30)
+
+
+def test_a_socket_bound_but_not_yet_listening_is_not_taken_for_a_leftover(tiki_env, tmp_path):
+    """A host starting now has bound its socket and not yet called listen(): to a look from
+    outside it is a dead host's leftover, and a host starting beside it removed it (the first
+    then ran on out of reach). Nothing is looked at before the turn: the second host waits, then
+    finds the first listening, and refuses."""
+    workspace = tmp_path / "w.toml"
+    workspace.write_text(BASH_TAB)
+    sock = Path(tiki_env["TIKI_SOCKET"])
+    fd = _hold_turn(sock)
+    first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    first.bind(str(sock))
+    mine = os.stat(sock).st_ino
+    host = _serve_waiting(tiki_env, workspace, sock)
+    try:
+        time.sleep(0.5)
+        assert os.stat(sock).st_ino == mine
+        first.listen(8)
+        os.close(fd)
+        _, stderr = host.communicate(timeout=30)
+        assert host.returncode != 0 and "already running" in stderr, stderr
+        assert os.stat(sock).st_ino == mine
+    finally:
+        first.close()
+        if host.poll() is None:
+            host.kill()
+            host.wait(30)

@@ -223,12 +223,17 @@ def _secure_directory(path: Path) -> None:
         raise EndpointError(str(exc)) from None
 
 
-def prepare(path: Path) -> None:
-    """Make the directory safe and clear a stale endpoint; refuse when a host answers there
-    or the endpoint is not ours."""
+def make_directory(path: Path) -> None:
+    """The endpoint's directory, made 0700 or checked safe; EndpointError when it cannot be used."""
     if not use_tcp() and _too_long(path):  # (before the directory is made: nothing left behind)
         raise EndpointError(_too_long(path))
     _secure_directory(path)
+
+
+def prepare(path: Path) -> None:
+    """Make the directory safe and clear a stale endpoint; refuse when a host answers there
+    or the endpoint is not ours."""
+    make_directory(path)
     try:
         st = os.lstat(path)
     except FileNotFoundError:
