@@ -50,6 +50,8 @@ def _try_lock(fd: int) -> bool:
     except OSError as exc:
         if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK):
             return False
+        if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+            return True  # a file system without locks (some network mounts): start without turns, as before
         raise
     return True
 
