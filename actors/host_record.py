@@ -8,7 +8,8 @@ same tabs back wherever it is run, not the workspace of the directory it happens
 (`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
 the command line that the host whose socket it cannot find will make it again, and a second
 host not to start beside it; the records together tell a host on another socket that the
-workspace it would serve is already served (`serving`).
+workspace it would serve is already served (`serving`), and `tiki hosts` what runs
+(`running_hosts`).
 """
 
 from __future__ import annotations
@@ -94,22 +95,41 @@ def process_state(pid: int, host: bool = False) -> str | None:
     return out[:1] if out and all(word.decode() in out for word in wanted) else None
 
 
-def serving(workspace: Path, besides: Path) -> tuple[int, Path] | None:
-    """(pid, socket) of a running host on another socket than `besides` that serves
-    `workspace`, or None. Two hosts on one workspace file would each save their own tabs over
-    the other's, and a crash would bring back the wrong ones."""
-    wanted = workspace.resolve()
-    for record in sorted(paths.host_record(besides).parent.glob("*.json")):
+@dataclass(frozen=True)
+class Running:
+    """A host that runs now, as its record says: `tiki hosts` lists these."""
+
+    pid: int
+    socket: Path
+    workspace: Path
+    stopped: bool  # SIGSTOP or Ctrl+Z where `tiki serve` runs: it answers nothing until continued
+
+
+def running_hosts() -> list[Running]:
+    """Every host running for this user whose record is in this state directory, by socket."""
+    found = []
+    for record in sorted((paths.state_dir() / "hosts").glob("*.json")):
         try:
             data = json.loads(record.read_text(encoding="utf-8"))
-            socket, served = Path(data["socket"]), data["workspace"]
+            socket, workspace = Path(data["socket"]), Path(data["workspace"])
         except (OSError, ValueError, KeyError, TypeError):
             continue  # (being written, or cut short by a crash)
-        if socket == besides or paths.host_record(socket) != record or Path(served).resolve() != wanted:
-            continue
+        if paths.host_record(socket) != record:
+            continue  # (a copy, or a file of someone else's)
         pid = running(socket)
-        if pid is not None and pid != os.getpid():
-            return pid, socket
+        if pid is not None:
+            found.append(Running(pid, socket, workspace, process_state(pid, host=True) in ("T", "t")))
+    return sorted(found, key=lambda host: str(host.socket))
+
+
+def serving(workspace: Path, besides: Path) -> Running | None:
+    """The running host on another socket than `besides` that serves `workspace`, or None. Two
+    hosts on one workspace file would each save their own tabs over the other's, and a crash
+    would bring back the wrong ones."""
+    wanted = workspace.resolve()
+    for host in running_hosts():
+        if host.socket != besides and host.pid != os.getpid() and host.workspace.resolve() == wanted:
+            return host
     return None
 
 

@@ -60,10 +60,9 @@ def refuse_shared(workspace: Path, socket: Path) -> None:
     over the other's (and the host after a crash would bring back the other's)."""
     other = host_record.serving(workspace, besides=socket)
     if other is not None:
-        pid, where = other
-        raise HostError(f"the workspace {workspace} is already served by the tiki host on {where} (pid {pid}); "
-                        f"attach to it with `TIKI_SOCKET={where} tiki`, or give this host another workspace "
-                        "(`--workspace FILE`)")
+        raise HostError(f"the workspace {workspace} is already served by the tiki host on {other.socket} (pid "
+                        f"{other.pid}); attach to it with `TIKI_SOCKET={other.socket} tiki`, or give this host "
+                        "another workspace (`--workspace FILE`)")
 
 
 def _usual_workspace(explicit: Path | None) -> tuple[list[TabEntry], Path]:

@@ -1,4 +1,4 @@
-"""`tiki serve`, `attach`, `shutdown`, `bot-chat`, `log`, `help` and `doctor`."""
+"""`tiki serve`, `attach`, `shutdown`, `bot-chat`, `hosts`, `log`, `help` and `doctor`."""
 
 from __future__ import annotations
 
@@ -33,8 +33,13 @@ def add_commands(sub: Any) -> None:
                    help="your tab name (default $TIKI_TAB; required outside a tab)")
     p.set_defaults(func=cmd_bot_chat)
 
-    p = sub.add_parser("log", help="print the event log of the host on this socket, oldest first (read from "
-                       "its file: it works with no host running)")
+    p = sub.add_parser("hosts", help="list the hosts running for you, one per socket (* this one), with the "
+                                     "workspace each serves")
+    p.add_argument("--json", action="store_true", help="as JSON")
+    p.set_defaults(func=cmd_hosts)
+
+    p = sub.add_parser("log", help="print the event log of the host on this socket, oldest first (with no host "
+                                   "running, the log it left)")
     p.add_argument("--last", type=int, metavar="N", help="only the last N events")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=cmd_log)
@@ -122,6 +127,29 @@ def cmd_bot_chat(args: argparse.Namespace) -> int:
         note = "" if result["verified"] else f" (unverified: {result.get('note') or 'sent from outside any tab'})"
         print(f"delivered as {result['from']}{note}")
     return code
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    """From the records hosts keep in the state directory: no host is asked (a stopped one
+    would not answer), so it answers at once."""
+    from ...actors.host_record import running_hosts
+
+    here = paths.socket_path()
+    found = running_hosts()
+    if args.json:
+        print_json({"hosts": [{"socket": str(host.socket), "pid": host.pid, "workspace": str(host.workspace),
+                               "state": "stopped" if host.stopped else "running", "this_socket": host.socket == here}
+                              for host in found]})
+        return 0
+    if not found:
+        print(f"no tiki host is running (that keeps its state in {paths.state_dir()}); `tiki` starts one")
+        return 0
+    width = max(len(str(host.socket)) for host in found)
+    for host in found:
+        state = f"stopped: `kill -CONT {host.pid}`" if host.stopped else "running"
+        print(f"{'*' if host.socket == here else ' '} {str(host.socket):<{width}}  pid {host.pid:<7} {state:<9} "
+              f"{host.workspace}")
+    return 0
 
 
 def cmd_log(args: argparse.Namespace) -> int:

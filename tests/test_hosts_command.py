@@ -1,0 +1,56 @@
+"""`tiki hosts`: the hosts running for this user, one per socket (two workspaces at once run two),
+read from the records they keep in the state directory -- so it answers at once, with no host
+running or with one stopped. Real hosts, the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from conftest import BASH_TAB, TIKI, Host, sigstop
+
+
+def hosts(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TIKI, "hosts", *args], env=env, capture_output=True, text=True, timeout=30)
+
+
+def test_hosts_lists_every_running_host_and_marks_this_sockets(serve, tiki_env, tmp_path: Path) -> None:
+    none = hosts(tiki_env)
+    assert none.returncode == 0 and "no tiki host is running" in none.stdout, none
+    assert json.loads(hosts(tiki_env, "--json").stdout) == {"hosts": []}
+
+    first = serve(BASH_TAB)
+    other_env = dict(tiki_env, TIKI_SOCKET=str(Path(tiki_env["TIKI_SOCKET"]).parent / "other"))
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text(BASH_TAB)
+    second = Host(other_env, elsewhere, tmp_path)
+    try:
+        listed = hosts(tiki_env)
+        assert listed.returncode == 0, listed.stderr
+        lines = listed.stdout.splitlines()
+        mine = [line for line in lines if line.startswith("*")]
+        assert len(mine) == 1 and tiki_env["TIKI_SOCKET"] in mine[0] and str(first.proc.pid) in mine[0], lines
+        assert str(first.workspace) in mine[0]
+        theirs = [line for line in lines if other_env["TIKI_SOCKET"] in line]
+        assert len(theirs) == 1 and not theirs[0].startswith("*") and str(elsewhere) in theirs[0], lines
+        assert "running" in theirs[0]
+
+        sigstop(second.proc.pid)  # (a stopped host: the list says so, and does not wait for it)
+        try:
+            listed = json.loads(hosts(other_env, "--json").stdout)["hosts"]
+            by_socket = {entry["socket"]: entry for entry in listed}
+            assert by_socket[other_env["TIKI_SOCKET"]] == {"socket": other_env["TIKI_SOCKET"], "pid": second.proc.pid,
+                                                           "workspace": str(elsewhere), "state": "stopped",
+                                                           "this_socket": True}
+            assert by_socket[tiki_env["TIKI_SOCKET"]]["state"] == "running"
+            assert not by_socket[tiki_env["TIKI_SOCKET"]]["this_socket"]
+            assert "kill -CONT" in hosts(other_env).stdout
+        finally:
+            os.kill(second.proc.pid, signal.SIGCONT)
+    finally:
+        second.stop()
+    listed = json.loads(hosts(tiki_env, "--json").stdout)["hosts"]
+    assert [entry["socket"] for entry in listed] == [tiki_env["TIKI_SOCKET"]]
