@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..protocol import ipc
 from ..terminals.env import undo_locale_coercion
@@ -35,13 +35,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ipc.EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+class _Described:
+    """The subcommands' `add_parser`, whose one-line help is also the description their own
+    `--help` opens with (`tiki shutdown --help` said nothing of what it does)."""
+
+    def __init__(self, subparsers: Any) -> None:
+        self._subparsers = subparsers
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if "help" in kwargs:
+            kwargs.setdefault("description", kwargs["help"])
+        return self._subparsers.add_parser(name, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tiki", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     host.ui_arguments(parser)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers = _Described(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser))
     for module in COMMAND_MODULES:
         module.add_commands(subparsers)
     parser.set_defaults(func=None, parser=parser)

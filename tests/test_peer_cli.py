@@ -29,3 +29,16 @@ def test_output_into_a_closed_pipe_is_not_a_traceback(tiki_env):
     proc.stdout.close()  # the reader is gone before tiki writes a byte (as with `| head` finishing early)
     stderr = proc.stderr.read().decode()
     assert proc.wait(10) == 0 and "Traceback" not in stderr
+
+
+def test_every_command_says_what_it_does_in_its_own_help(tiki_env):
+    """`tiki shutdown --help` showed only its usage line: what a command does was in `tiki
+    --help`'s list alone. Each command's own help opens with that line now."""
+    listing = subprocess.run([TIKI, "--help"], env=tiki_env, capture_output=True, text=True).stdout
+    listed = listing.split("positional arguments:", 1)[1].split("\noptions:")[0]
+    commands = [line.split()[0] for line in listed.splitlines() if line.startswith("    ") and line[4] != " "]
+    assert {"shutdown", "hosts", "terminal-send", "log", "serve"} <= set(commands), commands
+    for command in commands:
+        own = subprocess.run([TIKI, command, "--help"], env=tiki_env, capture_output=True, text=True).stdout
+        said = listing.split(f"    {command}", 1)[1].split()[:3]  # its first words in the list
+        assert " ".join(said) in " ".join(own.split()), (command, own)
