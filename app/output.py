@@ -36,13 +36,27 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
     try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
-        return fail(str(exc), ipc.EXIT_NO_HOST), None
+        return fail(str(exc) + _elsewhere(), ipc.EXIT_NO_HOST), None
     except ClientTimeout as exc:
         if hung:
             return fail(hung_host(paths.socket_path()), ipc.EXIT_TIMEOUT), None
         return fail(str(exc), ipc.EXIT_TIMEOUT), None
     except HostError as exc:
         return fail(exc.message, ipc.exit_code_for(exc.code)), None
+
+
+def _elsewhere() -> str:
+    """Hosts that run on other sockets, said after "no host here": a second workspace's host,
+    reached from a terminal where TIKI_SOCKET is not set."""
+    from ..actors.host_record import running_hosts  # (light: json and paths)
+
+    others = [host for host in running_hosts() if host.socket != paths.socket_path()]
+    if not others:
+        return ""
+    if len(others) == 1:
+        return (f"; a host runs on {others[0].socket} (serving {others[0].workspace}): "
+                f"TIKI_SOCKET={others[0].socket} reaches it")
+    return f"; {len(others)} hosts run on other sockets: `tiki hosts` lists them"
 
 
 def _as_typed(message: str) -> str:

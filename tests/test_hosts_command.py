@@ -54,3 +54,14 @@ def test_hosts_lists_every_running_host_and_marks_this_sockets(serve, tiki_env, 
         second.stop()
     listed = json.loads(hosts(tiki_env, "--json").stdout)["hosts"]
     assert [entry["socket"] for entry in listed] == [tiki_env["TIKI_SOCKET"]]
+
+
+def test_no_host_on_this_socket_names_the_one_running_on_another(serve, tiki_env) -> None:
+    """A second workspace's host, and a terminal where TIKI_SOCKET is not set: "no tiki host is
+    running" alone sent the user to start a third."""
+    first = serve(BASH_TAB)
+    elsewhere = dict(tiki_env, TIKI_SOCKET=str(Path(tiki_env["TIKI_SOCKET"]).parent / "nothing-here"))
+    result = subprocess.run([TIKI, "terminal-list"], env=elsewhere, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 3
+    assert f"a host runs on {tiki_env['TIKI_SOCKET']} (serving {first.workspace})" in result.stderr, result.stderr
+    assert f"TIKI_SOCKET={tiki_env['TIKI_SOCKET']} reaches it" in result.stderr
