@@ -65,3 +65,30 @@ def test_no_host_on_this_socket_names_the_one_running_on_another(serve, tiki_env
     assert result.returncode == 3
     assert f"a host runs on {tiki_env['TIKI_SOCKET']} (serving {first.workspace})" in result.stderr, result.stderr
     assert f"TIKI_SOCKET={tiki_env['TIKI_SOCKET']} reaches it" in result.stderr
+
+
+def test_shutdown_all_stops_every_host_and_names_one_it_cannot_ask(serve, tiki_env, tmp_path: Path) -> None:
+    first = serve(BASH_TAB)
+    envs = [dict(tiki_env, TIKI_SOCKET=str(Path(tiki_env["TIKI_SOCKET"]).parent / name)) for name in ("b", "c")]
+    others = []
+    for n, env in enumerate(envs):
+        workspace = tmp_path / f"ws{n}.toml"
+        workspace.write_text(BASH_TAB)
+        others.append(Host(env, workspace, tmp_path))
+    sigstop(others[1].proc.pid)
+    try:
+        result = subprocess.run([TIKI, "shutdown", "--all"], env=envs[0], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 4, result
+        assert f"`kill -CONT {others[1].proc.pid}`" in result.stderr, result.stderr
+        for host in (first, others[0]):
+            assert f"host on {host.env['TIKI_SOCKET']} stopping (pid {host.proc.pid}" in result.stdout, result.stdout
+            host.proc.wait(30)
+        assert [entry["pid"] for entry in json.loads(hosts(tiki_env, "--json").stdout)["hosts"]] == [others[1].proc.pid]
+    finally:
+        os.kill(others[1].proc.pid, signal.SIGCONT)
+    result = subprocess.run([TIKI, "shutdown", "--all"], env=tiki_env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result
+    others[1].proc.wait(30)
+    assert json.loads(hosts(tiki_env, "--json").stdout) == {"hosts": []}
+    assert subprocess.run([TIKI, "shutdown", "--all"], env=tiki_env, capture_output=True, text=True,
+                          timeout=60).stdout.startswith("no tiki host is running")

@@ -25,6 +25,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_attach)
 
     p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
+    p.add_argument("--all", action="store_true", help="every host running for you, on any socket (`tiki hosts`)")
     p.set_defaults(func=cmd_shutdown)
 
     p = sub.add_parser("bot-chat", help='send a message to the coordinator: bot-chat "DONE(42)" --from Claude')
@@ -109,10 +110,42 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 
 def cmd_shutdown(args: argparse.Namespace) -> int:
+    if args.all:
+        return _shutdown_all()
     code, _ = request(ops.HOST_SHUTDOWN)
     if code == 0:
         print("host stopping")
     return code
+
+
+def _shutdown_all() -> int:
+    """Each running host asked to stop; one that cannot be (stopped, not answering) is named
+    with what to do, and the others stop all the same. Exit 0 only when every one was asked."""
+    from ...actors.host_record import running_hosts
+    from ..client import ClientTimeout, HostError, NoHost, call
+
+    found = running_hosts()
+    if not found:
+        print("no tiki host is running")
+        return 0
+    codes = []
+    for host in found:
+        if host.stopped:
+            codes.append(fail(f"the host on {host.socket} (pid {host.pid}) is stopped and cannot be asked: "
+                              f"`kill -CONT {host.pid}`, then again", ipc.EXIT_TIMEOUT))
+            continue
+        try:
+            call(ops.HOST_SHUTDOWN.name, {}, timeout=10, socket_path=host.socket)
+        except NoHost as exc:
+            codes.append(fail(str(exc), ipc.EXIT_NO_HOST))
+        except ClientTimeout:
+            codes.append(fail(f"the host on {host.socket} (pid {host.pid}) did not answer within 10 s: "
+                              f"`kill {host.pid}` stops it", ipc.EXIT_TIMEOUT))
+        except HostError as exc:
+            codes.append(fail(f"the host on {host.socket}: {exc.message}", ipc.exit_code_for(exc.code)))
+        else:
+            print(f"host on {host.socket} stopping (pid {host.pid}, serving {host.workspace})")
+    return next((code for code in codes if code), 0)
 
 
 def cmd_bot_chat(args: argparse.Namespace) -> int:
