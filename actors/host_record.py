@@ -108,7 +108,11 @@ class Running:
 def running_hosts() -> list[Running]:
     """Every host running for this user whose record is in this state directory, by socket."""
     found = []
-    for record in sorted((paths.state_dir() / "hosts").glob("*.json")):
+    try:
+        records = sorted((paths.state_dir() / "hosts").glob("*.json"))
+    except OSError:  # (a state directory this user cannot read: another user's, say)
+        return []
+    for record in records:
         try:
             data = json.loads(record.read_text(encoding="utf-8"))
             socket, workspace = Path(data["socket"]), Path(data["workspace"])
