@@ -157,11 +157,22 @@ def _serve_waiting(env: dict[str, str], workspace: Path, sock: Path) -> subproce
     host = subprocess.Popen([TIKI, "serve", "--workspace", str(workspace)], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
+    def opened(fd: Path) -> str:
+        try:
+            return os.readlink(fd)
+        except OSError:  # (closed between the listing and the look: the host is starting)
+            return ""
+
     def waiting() -> bool:
         fds = Path(f"/proc/{host.pid}/fd")
-        return any(os.readlink(fds / name) == str(sock) + ".lock" for name in os.listdir(fds))
+        return any(opened(fds / name) == str(sock) + ".lock" for name in os.listdir(fds))
 
-    wait_until(waiting, 30, 0.05, what="the host to wait for its turn")
+    try:
+        wait_until(waiting, 30, 0.05, what="the host to wait for its turn")
+    except BaseException:
+        host.kill()
+        host.wait(30)
+        raise
     return host
 
 
