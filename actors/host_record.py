@@ -17,14 +17,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..protocol import paths
 
 
-@dataclass(frozen=True)
-class Predecessor:
+class Predecessor(NamedTuple):  # (not a dataclass: the command line would import `inspect` for it)
     """A host on the same socket that did not stop cleanly."""
 
     pid: int
@@ -95,8 +94,7 @@ def process_state(pid: int, host: bool = False) -> str | None:
     return out[:1] if out and all(word.decode() in out for word in wanted) else None
 
 
-@dataclass(frozen=True)
-class Running:
+class Running(NamedTuple):
     """A host that runs now, as its record says: `tiki hosts` lists these."""
 
     pid: int

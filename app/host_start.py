@@ -13,15 +13,17 @@ Imports nothing heavy.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..actors.ipc.endpoint_lost import REMAKE_WAIT
 from ..protocol import ops, paths
 from .client import ClientTimeout, HostError, NoHost, call
+
+if TYPE_CHECKING:
+    import subprocess
 
 READY_TIMEOUT = 60.0  # seconds a new host may take to start its tabs and answer
 LOG_ROTATE = 1_000_000  # bytes of host.log after which a background start begins a new one
@@ -93,6 +95,8 @@ def ensure_host(socket_path: Path, workspace: Path | None,
 
 
 def start_background(workspace: Path | None) -> subprocess.Popen:
+    import subprocess  # (here: every other command imports this module and starts nothing)
+
     try:
         paths.ready_state_dir()
     except paths.StateDirError as exc:

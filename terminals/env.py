@@ -11,7 +11,6 @@ with, not the one Python made of it (`undo_locale_coercion`).
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Mapping
 
 from . import identity
@@ -62,4 +61,6 @@ def undo_locale_coercion(environ: "os._Environ[str] | dict[str, str]" = os.envir
 
 def new_tab_token() -> str:
     """A fresh per-tab secret for TIKI_TAB_TOKEN."""
+    import secrets  # (here: the command line imports this module and never makes a token)
+
     return secrets.token_urlsafe(24)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import socket
 import stat
 import sys
@@ -286,6 +285,8 @@ def listen(path: Path) -> tuple[socket.socket, str | None]:
         if use_tcp():
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             listener.bind(("127.0.0.1", 0))
+            import secrets  # (here: the command line, on its fast path, never makes one)
+
             auth = secrets.token_urlsafe(24)
             try:
                 endpoint_file.write(path, listener.getsockname()[1], auth)
