@@ -101,14 +101,19 @@ def ready_state_dir() -> Path:
     return path
 
 
+def file_word(text: str, otherwise: str) -> str:
+    """`text` made fit for a file name (runs of anything but letters, digits, `.`, `_` and `-`
+    become one `-`; at most 32 characters), or `otherwise` when nothing of it is left."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:32] or otherwise
+
+
 def host_tag(socket: Path) -> str:
     """What the names of one host's own files in the state directory carry: nothing for the
     default socket; else the socket's name and a digest of its path (`-work-3fa2c1`). Hosts on
     two sockets (two workspaces at once) share the state directory but not their logs."""
     if socket.absolute() == (runtime_dir() / "tiki.sock").absolute():
         return ""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.stem).strip("-.")[:32] or "socket"
-    return f"-{name}-{hashlib.sha256(os.fsencode(socket.absolute())).hexdigest()[:6]}"
+    return f"-{file_word(socket.stem, 'socket')}-{hashlib.sha256(os.fsencode(socket.absolute())).hexdigest()[:6]}"
 
 
 def event_log_file(socket: Path | None = None) -> Path:

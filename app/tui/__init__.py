@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -112,8 +111,7 @@ def _beside(workspace: Path) -> str:
     a tiki.toml), in the directory of the socket in use (quoted for a shell)."""
     from ...protocol import paths
 
-    name = workspace.parent.name if workspace.name == "tiki.toml" else workspace.stem
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "second"
+    name = paths.file_word(workspace.parent.name if workspace.name == "tiki.toml" else workspace.stem, "second")
     current = paths.socket_path()
     if name == current.stem:
         name += "-2"
