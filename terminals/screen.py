@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import codecs
 import itertools
-import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,7 +37,6 @@ from .vt_limits import RepeatClamp
 
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
-HISTORY_REFRESH = 0.25  # counting history lines walks all of them: at most 4 times a second
 # pyavt keeps ~24 bytes per cell, so 10,000 lines of 120 columns cost ~29 MB a tab. The most
 # recent STYLED_HISTORY lines of scrollback stay in pyavt with their colours; older lines are
 # kept as plain text (~1/20 of the memory), which is what reading them back needs.
@@ -81,8 +79,9 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         self._modes = ModeScanner()
         self._repeats = RepeatClamp()
         self._dirty: set[int] = set(range(rows))
-        self._history = 0
-        self._history_checked = 0.0
+        # The lines in pyavt's styled scrollback, counted (walking them all) only after output
+        # that may have changed it: None until then.
+        self._styled_count: int | None = 0
         self.agent = AgentHooks(rows)  # what agent-state detection reads (screen_agent)
         # One look tells whether the scanners can skip a chunk (see `quiet`); tests set None to
         # compare with every scanner looking at every chunk.
@@ -154,6 +153,8 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
     def _feed_vt(self, text: str) -> None:
         if text:
             changed, evicted = self._vt.feed_str(text)
+            if evicted or len(changed) >= self._rows:  # (pyavt marks every row of a scroll changed)
+                self._styled_count = None
             self._dirty.update(changed)
             self.agent.changed(changed)
             self._keep_plain(evicted)
@@ -180,7 +181,7 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         self._measure = avt.Vt(cols, 1)
         self._dirty = set(range(rows))
         self.agent.changed(range(rows))
-        self._history_checked = 0.0
+        self._styled_count = None
 
     # -- state -----------------------------------------------------------------------------
 
@@ -208,17 +209,23 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
 
     @property
     def history(self) -> int:
-        """Scrollback lines above the view, recounted at most every HISTORY_REFRESH s."""
+        """Scrollback lines above the view (0 on the alternate screen): every frame carries it,
+        and a UI scrolled back keeps its place by it -- exact, not a recent count."""
         self._flush()
-        now = time.monotonic()
-        if now - self._history_checked >= HISTORY_REFRESH:
-            self._counted_history(max(0, len(self._vt.lines()) - self._rows))
-        return self._history
+        return self._drawn_history()
+
+    def _drawn_history(self) -> int:
+        """The history as drawn so far (output held back not counted): the plain lines and
+        pyavt's, those counted again only once output scrolled (`_feed_vt`)."""
+        if self.alt_screen:
+            return 0
+        if self._styled_count is None:
+            self._styled_count = max(0, len(self._vt.lines()) - self._rows)
+        return len(self._plain) + self._styled_count
 
     def _counted_history(self, styled: int) -> None:
-        """The history, counted now: `styled` lines in pyavt's scrollback, the plain ones before."""
-        self._history = 0 if self.alt_screen else len(self._plain) + styled
-        self._history_checked = time.monotonic()
+        """pyavt's scrollback holds `styled` lines (known without walking them)."""
+        self._styled_count = styled
 
     @property
     def dropped(self) -> int:
@@ -230,7 +237,6 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
 
     @property
     def total_lines(self) -> int:
-        self._history_checked = 0.0
         return self.history + self._rows
 
     def visible_rows(self) -> list[str]:

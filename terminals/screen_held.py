@@ -35,7 +35,6 @@ class HeldOutput:
     _plain: Any
     _cols: int
     _rows: int
-    _history: int
 
     def _init_held(self, cols: int, styled: int) -> None:
         # The text held back (it starts with the `\r\n` that scrolls the bottom row up), its
@@ -152,9 +151,8 @@ class HeldOutput:
         # that moment (its colours fill the row's rest): the scratch screen scrolls them in too.
         scratch = avt.Vt(self._cols, rows, scrollback_limit=0)
         scratch.feed_str(f"\x1b[{rows}H" + scroll_skip.pen_at(text, start, self._vt.dump) + text[start:])
-        # (History is counted at most every HISTORY_REFRESH s anyway: what it was, plus the
-        # line ends held, up to what the scrollback keeps.)
-        grown, most = self._history + self._pending_breaks, self._plain.limit + self._styled  # type: ignore[attr-defined]
+        # (The history: what is drawn, plus the line ends held, up to what the scrollback keeps.)
+        grown, most = self._drawn_history() + self._pending_breaks, self._plain.limit + self._styled  # type: ignore[attr-defined]
         dropped = self._plain.dropped + max(0, grown - most)
         return view_rows(scratch), (rows - 1, scratch.cursor.col, self._vt.cursor.visible), min(grown, most), dropped
 

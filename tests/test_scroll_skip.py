@@ -252,10 +252,9 @@ def test_a_flood_seen_by_nobody_is_drawn_when_it_goes_quiet():
     assert screen.cursor[:2] == (5, 0)
 
 
-def test_the_frame_after_a_flood_says_how_much_history_it_left(monkeypatch):
-    """The history a frame shows is recounted only now and then (walking pyavt's lines is
-    slow); drawing a flood's held lines, the screen knows it without walking them."""
-    monkeypatch.setattr(screen_module, "HISTORY_REFRESH", 3600.0)
+def test_the_frame_after_a_flood_says_how_much_history_it_left():
+    """Drawing a flood's held lines, the screen knows the history they leave (pyavt's
+    scrollback is full) without walking pyavt's lines; the frame says it."""
     screen = Screen(50, 6, 300)
     assert screen.snapshot().history == 0
     for start in range(0, 2000, 100):

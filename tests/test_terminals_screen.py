@@ -145,3 +145,34 @@ def test_key_names():
     with pytest.raises(UnknownKey) as info:
         key_bytes("hyper+q")
     assert "ctrl+a" in str(info.value)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_history_count_is_exact_after_every_kind_of_output(seed):
+    """What every frame says (`history`) against the rows counted one by one, after each
+    piece of a random mix: lines, scrolling regions, resizes, the alternate screen, erased
+    history, a flood held back and drawn. (The count is kept between scrolls; a way of
+    scrolling it misses would show here.)"""
+    import random
+
+    rng = random.Random(seed)
+    screen = Screen(30, 6, scrollback=1200)  # 1000 styled lines in pyavt, then plain text
+    pieces = [
+        lambda: b"".join(b"line %d\r\n" % rng.randrange(10**6) for _ in range(rng.choice((1, 3, 40, 1500)))),
+        lambda: b"x" * rng.randrange(1, 90),  # typing, and lines that wrap
+        lambda: b"\x1b[2;4r\x1b[4H\n\n\x1b[r",  # a scrolling region: nothing goes to the history
+        lambda: b"\x1b[6H\x1b[%dS" % rng.randrange(1, 9),  # SU scrolls the whole screen up
+        lambda: b"\x1b[%dT" % rng.randrange(1, 4),  # SD: down, nothing into the history
+        lambda: b"\x1bM\x1b[H\x1bM",  # RI at the top
+        lambda: b"\x1b[?1049h\x1b[2Jfull\r\n\r\n\r\n\r\n\r\n\r\n\x1b[?1049l",
+        lambda: b"\x1b[H\x1b[2J",  # clear: the screen only
+        lambda: b"\x1b[H\x1b[2J\x1b[3J",  # `clear`: the history too
+        lambda: b"\x1b[?1049h\x1b[3J\x1b[?1049l",
+    ]
+    for _ in range(120):
+        if rng.random() < 0.08:
+            screen.resize(rng.choice((20, 30, 44)), rng.choice((4, 6, 9)))
+        else:
+            screen.feed(rng.choice(pieces)())
+        history = screen.history  # (first: it draws what is held back)
+        assert history == (0 if screen.alt_screen else len(screen._plain) + max(0, len(screen._vt.lines()) - screen.rows))

@@ -242,6 +242,31 @@ def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
     assert re.search(r"^1000000\nflood-3$", live.screen(), re.M)  # the last screen, whole
 
 
+def test_the_last_frame_of_a_burst_counts_the_history_it_left(serve):
+    """A frame's history count is what a UI scrolled back keeps its place by (and the count
+    scrollback mode shows). Frames used a count up to 0.25 s old: `clear; seq 1 3000` (the
+    clear empties the history, the lines come in milliseconds) ended on a frame saying 0 rows
+    of history above 2,977, and with the tab quiet no later frame set it right."""
+    host = serve(BASH_TAB)
+    live = Session(host.env, 80, 24)
+    sh = live.tabs["sh"]
+    live.client.watch(sh)
+    live.next("screen")
+    seen = []
+    for lines in (3000, 3010, 300):
+        live.client.input(sh, f"clear; seq -f 'n%g' 1 {lines}; echo ok-$(({lines}+1))\r".encode())
+        last = live.next("screen", 15, lambda e: f"ok-{lines + 1}" in live.screen())["history"]
+        try:  # the frames after it, until the tab is quiet: the last one's count
+            while True:
+                last = live.next("screen", 1.0)["history"]
+        except queue.Empty:
+            pass
+        ref = live.client.scrollback(sh, 1, offset=1)
+        total = live.next("history", where=lambda e: e["ref"] == ref)["total"]
+        seen.append((lines, last, total))
+    assert all(frame == total for _, frame, total in seen), seen  # (lines printed, frame's count, the tab's)
+
+
 def test_a_frame_right_after_another_goes_at_once_yet_frames_keep_to_the_rate(serve):
     """A UI asks for at most `fps` frames a second (2 here). Two may go back to back: the
     one that ends a flood, or echoes a key, right after another does not wait out 1/fps.
