@@ -76,7 +76,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
-        self.exited: str | None = None  # drawn over the last screen of a tab whose program ended
+        self.exited: str | None = None  # drawn below the last screen of a tab whose program ended
 
     def get_line_filters(self) -> list[LineFilter]:
         """The app's filters but the one turning the 16 ANSI colours into the UI theme's
@@ -163,19 +163,32 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
 
     def pan(self) -> tuple[int, int]:
         """(top row, left column) of the tab shown at the view's corner: 0, 0 unless the tab
-        is larger than the view and the cursor would be out of sight."""
+        is larger than the view and the cursor would be out of sight -- or the tab exited and
+        its text reaches the view's bottom row: one row lower, to make room for the banner
+        below it, as tmux's dead pane scrolls its last screen up a line for its message."""
         width, height = self.size
         cols, rows = self.tab_size
         row, col = self.cursor[0], self.cursor[1]
         top = min(max(0, row + 1 - height), max(0, rows - height))
+        if self.exited and 0 <= top + height - 1 < len(self.rows) and _has_text(self.rows[top + height - 1]):
+            top += 1
         left = min(max(0, col + 1 - width), max(0, cols - width))
         return top, left
+
+    def _banner_row(self) -> int:
+        """The view row an exited tab's banner goes on: the one after the last with text (the
+        program's last words -- an error, a traceback's last line -- stay in sight)."""
+        height = self.size.height
+        for y in range(height - 1, -1, -1):
+            if _has_text(self.shown_line(y)[0]):
+                return min(y + 1, height - 1)
+        return 0
 
     def render_line(self, y: int) -> Strip:
         if self.copy.active:
             return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, 0))
         strip = self._render_line(y)
-        if self.exited and y == self.size.height // 2:
+        if self.exited and y == self._banner_row():
             return _banner(strip, self.exited, self.size.width)
         return self.paint_selection(strip, y, self.size.width) if self.selection is not None else strip
 
@@ -282,6 +295,10 @@ def _segments(line: Any) -> tuple[list[Segment], int]:
 
 
 BANNER = Style(bgcolor="dark_red", color="white", bold=True)
+
+
+def _has_text(line: Any) -> bool:
+    return any(text.strip() for text, _ in line)
 
 
 def _banner(strip: Strip, text: str, width: int) -> Strip:
