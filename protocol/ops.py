@@ -183,6 +183,20 @@ class Pong(TypedDict):
     pid: int
 
 
+class UiInfo(TypedDict):
+    """An attached UI, as `host.info` lists it."""
+
+    session: int
+    client: str  # what it said it is ("tiki (pid 1234)")
+    pid: int | None  # its process, where the system says who is at the other end of the socket
+    tty: str | None  # the terminal it runs in, as it said
+    size: list[int] | None  # [cols, rows] it shows tabs at
+    tab: str | None  # the tab it shows
+    latest: bool  # the one used last: the tab it shows takes its size
+    attached_s: float  # seconds since it attached
+    idle_s: float  # seconds since it was last used (typed into, clicked, resized, switched tabs)
+
+
 class HostInfo(TypedDict):
     pid: int
     socket: str
@@ -190,6 +204,7 @@ class HostInfo(TypedDict):
     workspace_note: str | None  # how the workspace was chosen, when worth saying (a restore after a crash)
     tabs: int
     connections: dict[str, int] | None
+    uis: list[UiInfo]  # the attached UIs, oldest first
     health: dict[str, dict[str, Any]]
 
 
@@ -269,7 +284,7 @@ TERMINAL_WAIT = Op("terminal.wait", TabWait, Waited, "wait until a tab is quiet,
 TERMINAL_EXPLAIN = Op("terminal.explain", TabName, Explained, "a tab's agent state and the rule that matched",
                       callers="tiki explain")
 HOST_PING = Op("host.ping", NoArgs, Pong, "is a host there", callers="tiki doctor")
-HOST_INFO = Op("host.info", NoArgs, HostInfo, "the host's pid, socket, workspace, connections and health",
+HOST_INFO = Op("host.info", NoArgs, HostInfo, "the host's pid, socket, workspace, connections, attached UIs and health",
                callers="tiki status")
 HOST_SHUTDOWN = Op("host.shutdown", NoArgs, Stopping, "stop the host and every tab", callers="tiki shutdown")
 LOG_TAIL = Op("log.tail", LogTail, Events, "the event log, oldest first", callers="tiki log")

@@ -103,7 +103,12 @@ def test_tabs_outlive_the_ui_and_any_number_of_uis_attach(tiki_env, tmp_path):
         outer.keys("w1", "Enter")
         wait_until(lambda: re.findall(r"\n(\d+) (\d+)", read(tiki_env, "sh", 5))[-1][1] == str(wide), 10,
                    what="the tab to take w1's size again")
-        host_pid = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]["pid"]
+        # `tiki status` lists both UIs: their terminals, processes and sizes; w1 the latest
+        status = json.loads(tiki(tiki_env, "status", "--json").stdout)["host"]
+        ttys = {window: outer.tmux("display-message", "-p", "-t", window, "#{pane_tty}").strip() for window in ("w0", "w1")}
+        assert sorted((ui["tty"], ui["pid"], ui["size"][0], ui["latest"]) for ui in status["uis"]) == sorted([
+            (ttys["w0"], outer.ui_pid("w0"), narrow, False), (ttys["w1"], outer.ui_pid("w1"), wide, True)])
+        host_pid = status["pid"]
         subprocess.run(["kill", "-9", str(outer.ui_pid("w1"))])
         outer.wait("w1", "TIKI-EXIT=137")
         tiki(tiki_env, "terminal-send", "sh", "stty size")

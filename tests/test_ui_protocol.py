@@ -109,6 +109,36 @@ def test_each_ui_watches_its_own_tab_and_the_size_follows_the_latest_ui(serve):
     assert frame["rows"] == 30  # the narrow UI gets the tab at the wide UI's size (and clips it)
 
 
+def test_tiki_status_lists_the_attached_uis(serve):
+    """Any number of UIs may attach, from anywhere (another terminal, a laptop over SSH): `tiki
+    status` says which are attached, as `tmux list-clients` does -- each one's terminal, size,
+    the tab it shows, when it came and was last used, and which is the latest (whose size its
+    tab takes)."""
+    host = serve(TWO_TABS)
+    assert "UIs: none attached" in host.run("status").stdout
+    first = Session(host.env, 100, 30)
+    first.client.close()  # (a session that left is not listed)
+    wide, narrow = Session(host.env, 100, 30), UiClient(Path(host.env["TIKI_SOCKET"]), client="narrow")
+    narrow.connect(60, 20, tty="/dev/pts/77")
+    narrow.start(lambda event: None, lambda reason: None)
+    wide.client.watch(wide.tabs["sh"])
+    wide.next("screen")
+    narrow.watch(wide.tabs["other"])  # (switching tabs uses the UI: the latest)
+    uis = wait_until(lambda: (uis := host.json("status")["host"]["uis"]) and len(uis) == 2
+                     and all(ui["tab"] for ui in uis) and uis, 10, 0.05, what="two UIs showing their tabs")
+    assert [(ui["size"], ui["tab"], ui["tty"], ui["latest"]) for ui in uis] == [
+        ([100, 30], "sh", None, False), ([60, 20], "other", "/dev/pts/77", True)]
+    assert uis[0]["pid"] == os.getpid() and uis[0]["idle_s"] >= 0 and uis[0]["attached_s"] >= uis[0]["idle_s"]
+    lines = host.run("status").stdout.splitlines()
+    assert "UIs: 2 attached" in lines
+    listed = [line for line in lines if line.startswith("  ") and "showing" in line]
+    assert f"pid {os.getpid()}: 100x30, showing sh; attached" in listed[0] and "latest" not in listed[0]
+    assert listed[1].startswith(f"  /dev/pts/77, pid {os.getpid()}: 60x20, showing other; attached ")
+    assert listed[1].endswith("(the latest: its tab takes its size)")
+    narrow.close()
+    wait_until(lambda: len(host.json("status")["host"]["uis"]) == 1, 10, 0.05, what="the narrow UI gone from the list")
+
+
 def test_when_the_latest_ui_leaves_a_tab_it_takes_the_size_of_the_latest_ui_still_showing_it(serve):
     """tmux's `window-size latest` all the way: the size a tab follows is that of the most
     recently active UI among those showing it -- also once that UI detaches or looks at another

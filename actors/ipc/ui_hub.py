@@ -165,6 +165,12 @@ class UiHub:
         else:  # others still show the tab: it takes the size of the latest of them
             self._resize(feed.tab, max(feed.sessions, key=lambda other: other.active_at).size)
 
+    def describe(self) -> list[Any]:
+        """The attached UIs, oldest first (`host.info`'s `uis`: `tiki status` lists them)."""
+        names = {t["id"]: t["name"] for t in self._tabs}
+        with self._lock:
+            return [session.info(names.get(session.tab), session is self._latest) for session in self.sessions]
+
     @property
     def latest(self) -> Any:
         """The most recently active session (None when it left)."""
@@ -173,7 +179,7 @@ class UiHub:
     def touch(self, session: Any) -> None:
         """`session` was just used: it is the latest, and the tab it shows takes its size."""
         self._latest = session
-        session.active_at = next(self._activity)
+        session.active_at, session.used_at = next(self._activity), time.monotonic()
         self._resize(session.tab, session.size)
         self.colors.follow(session)
 

@@ -14,6 +14,7 @@ import base64
 import binascii
 import itertools
 import socket
+import time
 import traceback
 from typing import Any
 
@@ -80,6 +81,8 @@ class UiSession:
         self._first_tab = args.get("tab")
         self.tab: int | None = None  # the tab this UI shows
         self.active_at = 0  # when it was last used, in the hub's order (its sizes follow the latest)
+        self.attached_at = self.used_at = time.monotonic()  # (used: typed, clicked, resized, switched tabs)
+        self._tty = args.get("tty")
         cols, rows = args.get("cols"), args.get("rows")
         self.size: tuple[int, int] | None = (cols, rows) if cols and rows else None
         self.colors: tuple[str | None, str | None] = (None, None)  # its terminal's default fg, bg
@@ -98,6 +101,13 @@ class UiSession:
 
     def send(self, event: dict[str, Any]) -> None:
         self.outbox.event(event_body(event))
+
+    def info(self, tab: str | None, latest: bool) -> ops.UiInfo:
+        """This UI as `tiki status` lists it (`tab`: the name of the tab it shows)."""
+        peer, now = self._ctx.peer, time.monotonic()
+        return {"session": self.id, "client": self._client, "pid": peer.pid if peer is not None else None,
+                "tty": self._tty, "size": list(self.size) if self.size else None, "tab": tab, "latest": latest,
+                "attached_s": round(now - self.attached_at, 1), "idle_s": round(now - self.used_at, 1)}
 
     # -- the session's life ------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("run_id", nargs="?", metavar="RUN_ID", help="a run id from `tiki log` (default: the current run)")
     p.set_defaults(func=cmd_cancel)
 
-    p = sub.add_parser("status", help="backend, model, coordinator state, peers, handshakes and the host's health")
+    p = sub.add_parser("status", help="backend, model, coordinator state, peers, handshakes, the attached UIs and the host's health")
     p.add_argument("--json", action="store_true", help="machine-readable output, with a `health` entry per service")
     p.set_defaults(func=cmd_status)
 
@@ -89,6 +89,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(f"host: pid {info['pid']}, socket {info['socket']}, {info['tabs']} tab{'s' if info['tabs'] != 1 else ''}"
           + (f", workspace {info['workspace']}" if info["workspace"] else ""))
+    for line in ui_lines(info.get("uis")):
+        print(line)
     coordinator = result["coordinator"]
     print(f"backend: {result['backend']}  model: {result['model']}")
     if result.get("backend_note"):
@@ -101,6 +103,32 @@ def cmd_status(args: argparse.Namespace) -> int:
     for line in health_lines(result.get("health") or {}):
         print(line)
     return 0
+
+
+def ui_lines(uis: list[dict[str, Any]] | None) -> list[str]:
+    """`UIs: none attached`, or a line per attached UI: its terminal, size, tab, when it came
+    and was last used; the latest is the one whose size its tab takes. (None: a host from
+    before `uis` says nothing of them.)"""
+    if uis is None:
+        return []
+    if not uis:
+        return ["UIs: none attached (`tiki` attaches one)"]
+    lines = [f"UIs: {len(uis)} attached"]
+    for ui in uis:
+        size = "x".join(map(str, ui["size"])) if ui["size"] else "size not told yet"
+        showing = f"showing {ui['tab']}" if ui["tab"] else "showing no tab"
+        who = ", ".join(part for part in (ui["tty"], f"pid {ui['pid']}" if ui["pid"] else ui["client"]) if part)
+        lines.append(f"  {who}: {size}, {showing}; attached {_for(ui['attached_s'])} ago, used {_for(ui['idle_s'])} ago"
+                     + (" (the latest: its tab takes its size)" if ui["latest"] else ""))
+    return lines
+
+
+def _for(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min"
+    return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:.0f} min"
 
 
 def health_lines(health: dict[str, Any]) -> list[str]:

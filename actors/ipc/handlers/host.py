@@ -33,6 +33,7 @@ def info(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         "workspace_note": host.start_note,  # how it was chosen, when worth saying (a restore)
         "tabs": len(host.workspace.names().get(timeout=5)),
         "connections": ipc_server.stats() if ipc_server is not None else None,
+        "uis": hub.describe() if (hub := host.service("ui")) is not None else [],
         "health": host.supervisor.health(),
     }
 
