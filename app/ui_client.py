@@ -56,12 +56,10 @@ class UiClient:
     # -- the session -------------------------------------------------------------------------
 
     def connect(self, cols: int | None = None, rows: int | None = None, fps: int = ui.DEFAULT_FPS,
-                tab: int | None = None, timeout: float = 30.0, settings: str | None = None,
-                tty: str | None = None) -> dict[str, Any]:
+                tab: int | None = None, timeout: float = 30.0, settings: str | None = None) -> dict[str, Any]:
         """Attach; returns the hello event. NoHost when no host answers, HostError when it
         refuses (a protocol version mismatch says so; so does a fault in `settings`, the text
-        of this UI's config.toml, which the host checks: `hello["keys"]` are its [keys]).
-        `tty`: the terminal the UI runs in, for `tiki status`."""
+        of this UI's config.toml, which the host checks: `hello["keys"]` are its [keys])."""
         try:
             conn = endpoint.connect(self.socket_path)
         except endpoint.EndpointError as exc:
@@ -73,8 +71,6 @@ class UiClient:
             args["tab"] = tab
         if settings is not None:
             args["settings"] = settings
-        if tty:
-            args["tty"] = tty[:200]
         try:
             conn.settimeout(timeout)
             request = ipc.Request(ops.UI_ATTACH.name, dict(args), id="ui", token=os.environ.get("TIKI_TAB_TOKEN"))

@@ -189,7 +189,7 @@ class UiInfo(TypedDict):
     session: int
     client: str  # what it said it is ("tiki (pid 1234)")
     pid: int | None  # its process, where the system says who is at the other end of the socket
-    tty: str | None  # the terminal it runs in, as it said
+    tty: str | None  # the terminal it runs in, where the system says (Linux)
     size: list[int] | None  # [cols, rows] it shows tabs at
     tab: str | None  # the tab it shows
     latest: bool  # the one used last: the tab it shows takes its size

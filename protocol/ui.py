@@ -197,7 +197,6 @@ class UiAttach(_UiAttach, total=False):
     # its own and refuses the attach, naming the fault, if it is not valid; `hello` then
     # carries its [keys]. (The UI needs no settings models of its own: ~0.1 s of its start.)
     settings: Annotated[str, Length(max=MAX_SETTINGS)]
-    tty: Annotated[str, Length(max=200)]  # the terminal the UI runs in (/dev/pts/3): `tiki status` lists it
 
 
 class UiDetached(TypedDict):

@@ -118,24 +118,25 @@ def test_tiki_status_lists_the_attached_uis(serve):
     assert "UIs: none attached" in host.run("status").stdout
     first = Session(host.env, 100, 30)
     first.client.close()  # (a session that left is not listed)
-    wide, narrow = Session(host.env, 100, 30), UiClient(Path(host.env["TIKI_SOCKET"]), client="narrow")
-    narrow.connect(60, 20, tty="/dev/pts/77")
-    narrow.start(lambda event: None, lambda reason: None)
+    wide, narrow = Session(host.env, 100, 30), Session(host.env, 60, 20)
     wide.client.watch(wide.tabs["sh"])
     wide.next("screen")
-    narrow.watch(wide.tabs["other"])  # (switching tabs uses the UI: the latest)
+    narrow.client.watch(wide.tabs["other"])  # (switching tabs uses the UI: the latest)
     uis = wait_until(lambda: (uis := host.json("status")["host"]["uis"]) and len(uis) == 2
                      and all(ui["tab"] for ui in uis) and uis, 10, 0.05, what="two UIs showing their tabs")
-    assert [(ui["size"], ui["tab"], ui["tty"], ui["latest"]) for ui in uis] == [
-        ([100, 30], "sh", None, False), ([60, 20], "other", "/dev/pts/77", True)]
-    assert uis[0]["pid"] == os.getpid() and uis[0]["idle_s"] >= 0 and uis[0]["attached_s"] >= uis[0]["idle_s"]
+    assert [(ui["size"], ui["tab"], ui["latest"], ui["pid"]) for ui in uis] == [
+        ([100, 30], "sh", False, os.getpid()), ([60, 20], "other", True, os.getpid())]
+    # (the terminal is the kernel's word: this test's, if it has one; the real `tiki` in tmux
+    # is named by its pane's in test_attach_tmux)
+    assert uis[0]["tty"] == uis[1]["tty"] and (uis[0]["tty"] or "/dev/").startswith("/dev/")
+    assert uis[0]["idle_s"] >= 0 and uis[0]["attached_s"] >= uis[0]["idle_s"]
     lines = host.run("status").stdout.splitlines()
     assert "UIs: 2 attached" in lines
     listed = [line for line in lines if line.startswith("  ") and "showing" in line]
     assert f"pid {os.getpid()}: 100x30, showing sh; attached" in listed[0] and "latest" not in listed[0]
-    assert listed[1].startswith(f"  /dev/pts/77, pid {os.getpid()}: 60x20, showing other; attached ")
+    assert f"pid {os.getpid()}: 60x20, showing other; attached " in listed[1]
     assert listed[1].endswith("(the latest: its tab takes its size)")
-    narrow.close()
+    narrow.client.close()
     wait_until(lambda: len(host.json("status")["host"]["uis"]) == 1, 10, 0.05, what="the narrow UI gone from the list")
 
 

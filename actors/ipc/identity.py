@@ -64,6 +64,24 @@ def tty_device(tty_nr: int) -> int:
     return os.makedev(major, minor)
 
 
+def tty_name(device: int) -> str | None:
+    """The path in /dev of terminal `device` (one of `Peer.ttys`), or None if none is found."""
+    major, minor = os.major(device), os.minor(device)
+    # (Unix98 pseudo-terminals, what terminal windows, tmux and SSH give: majors 136-143.)
+    guesses = [f"/dev/pts/{(major - 136) * 256 + minor}"] if 136 <= major <= 143 else []
+    try:
+        guesses += sorted(f"/dev/{name}" for name in os.listdir("/dev") if name.startswith("tty"))
+    except OSError:
+        pass
+    for path in guesses:
+        try:
+            if os.stat(path).st_rdev == device:
+                return path
+        except OSError:
+            continue
+    return None
+
+
 def terminal_chain(pid: int) -> tuple[int, ...] | None:
     if not os.path.exists("/proc/self/stat"):
         return None  # no procfs: nothing to say; the token decides

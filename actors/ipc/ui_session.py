@@ -25,6 +25,7 @@ from ...protocol.config_file import SettingsError, parse_settings
 from ...protocol.schema import SchemaError, check
 from ..errors import BadArguments, TikiError
 from .context import OpContext
+from .identity import tty_name
 from .ui_frames import event_body, frame_prefix, history_event
 from .ui_outbox import SEND_TIMEOUT, Outbox
 
@@ -82,7 +83,6 @@ class UiSession:
         self.tab: int | None = None  # the tab this UI shows
         self.active_at = 0  # when it was last used, in the hub's order (its sizes follow the latest)
         self.attached_at = self.used_at = time.monotonic()  # (used: typed, clicked, resized, switched tabs)
-        self._tty = args.get("tty")
         cols, rows = args.get("cols"), args.get("rows")
         self.size: tuple[int, int] | None = (cols, rows) if cols and rows else None
         self.colors: tuple[str | None, str | None] = (None, None)  # its terminal's default fg, bg
@@ -105,8 +105,11 @@ class UiSession:
     def info(self, tab: str | None, latest: bool) -> ops.UiInfo:
         """This UI as `tiki status` lists it (`tab`: the name of the tab it shows)."""
         peer, now = self._ctx.peer, time.monotonic()
+        # (The kernel's word for its terminal, not the UI's: a UI from before could not say, and
+        # a host from before would refuse an attach that did.)
+        tty = tty_name(peer.ttys[0]) if peer is not None and peer.ttys else None
         return {"session": self.id, "client": self._client, "pid": peer.pid if peer is not None else None,
-                "tty": self._tty, "size": list(self.size) if self.size else None, "tab": tab, "latest": latest,
+                "tty": tty, "size": list(self.size) if self.size else None, "tab": tab, "latest": latest,
                 "attached_s": round(now - self.attached_at, 1), "idle_s": round(now - self.used_at, 1)}
 
     # -- the session's life ------------------------------------------------------------------

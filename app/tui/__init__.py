@@ -73,7 +73,7 @@ def run_tui(args: argparse.Namespace) -> int:
         notices.append(unused)
     client = UiClient(socket_path, client=f"tiki (pid {os.getpid()})")
     try:
-        prefix = client.connect(settings=settings, tty=_terminal_name()).get("keys", {}).get("prefix", "")
+        prefix = client.connect(settings=settings).get("keys", {}).get("prefix", "")
         prefix_bytes(prefix)
     except (NoHost, HostError, PrefixError) as exc:
         client.close()
@@ -88,16 +88,6 @@ def run_tui(args: argparse.Namespace) -> int:
             print(f"tiki: no tab '{args.tab}'; the tabs are {names or '(none)'}", file=sys.stderr)
             return 2
     return _run_app(client, prefix, tuple(notices), first)
-
-
-def _terminal_name() -> str | None:
-    """The terminal this UI runs in (`/dev/pts/3`), which `tiki status` names it by."""
-    for fd in (0, 1, 2):
-        try:
-            return os.ttyname(fd)
-        except OSError:
-            continue
-    return None
 
 
 def _workspace_not_loaded(explicit: Path | None, served: str | None) -> str | None:
