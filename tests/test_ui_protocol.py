@@ -135,7 +135,7 @@ def test_tiki_status_lists_the_attached_uis(serve):
     listed = [line for line in lines if line.startswith("  ") and "showing" in line]
     assert f"pid {os.getpid()}: 100x30, showing sh; attached" in listed[0] and "latest" not in listed[0]
     assert f"pid {os.getpid()}: 60x20, showing other; attached " in listed[1]
-    assert listed[1].endswith("(the latest: its tab takes its size)")
+    assert listed[1].endswith("(used last: a tab it shows with others takes its size)")
     narrow.client.close()
     wait_until(lambda: len(host.json("status")["host"]["uis"]) == 1, 10, 0.05, what="the narrow UI gone from the list")
 

@@ -107,8 +107,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def ui_lines(uis: list[dict[str, Any]] | None) -> list[str]:
     """`UIs: none attached`, or a line per attached UI: its terminal, size, tab, when it came
-    and was last used; the latest is the one whose size its tab takes. (None: a host from
-    before `uis` says nothing of them.)"""
+    and was last used, and whether it was used last (a tab several UIs show takes that one's
+    size). None: a host from before `uis` says nothing of them."""
     if uis is None:
         return []
     if not uis:
@@ -119,7 +119,7 @@ def ui_lines(uis: list[dict[str, Any]] | None) -> list[str]:
         showing = f"showing {ui['tab']}" if ui["tab"] else "showing no tab"
         who = ", ".join(part for part in (ui["tty"], f"pid {ui['pid']}" if ui["pid"] else ui["client"]) if part)
         lines.append(f"  {who}: {size}, {showing}; attached {_for(ui['attached_s'])} ago, used {_for(ui['idle_s'])} ago"
-                     + (" (the latest: its tab takes its size)" if ui["latest"] else ""))
+                     + (" (used last: a tab it shows with others takes its size)" if ui["latest"] else ""))
     return lines
 
 
