@@ -34,14 +34,21 @@ def _cannot_show_ui(term: str | None) -> str | None:
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("tiki: the UI needs a terminal; `tiki serve` runs a host without one", file=sys.stderr)
+        return 2
+    from .type_ahead import held
+
+    with held(sys.stdin.fileno()):  # (the prefix typed while the UI starts must not be SIGQUIT)
+        return _attach(args)
+
+
+def _attach(args: argparse.Namespace) -> int:
     from ...protocol import paths, toml_file, ui
     from ..host_start import HostStartFailed, ensure_host
     from ..ui_client import HostError, NoHost, UiClient
     from .keymap import PrefixError, prefix_bytes
 
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("tiki: the UI needs a terminal; `tiki serve` runs a host without one", file=sys.stderr)
-        return 2
     refused = _cannot_show_ui(os.environ.get("TERM"))
     if refused:
         print(f"tiki: {refused}", file=sys.stderr)

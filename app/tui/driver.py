@@ -37,6 +37,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.keys import _character_to_key
 
 from ...terminals.keys import keypad_keys
+from . import type_ahead
 from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
 from .outer_colors import QUERY as COLORS_QUERY
@@ -84,6 +85,8 @@ class RawDriver(LinuxDriver):
     def start_application_mode(self) -> None:
         constants.DISABLE_KITTY_KEY = True  # type: ignore[misc]  # read by LinuxDriver when it sets the terminal up
         super().start_application_mode()
+        if (before := type_ahead.settings_before()) is not None:
+            self.attrs_before = before  # what a suspend or the end gives back: the shell's own (`type_ahead`)
         # Textual's writer has the set-up sequences; once they are out, ours takes over.
         textual_writer = self._writer_thread
         if self._file is None or textual_writer is None:

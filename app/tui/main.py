@@ -107,12 +107,12 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         self.apply_panel(event.size.width)
 
     def _on_signals(self) -> None:
-        """SIGTERM / SIGHUP (the terminal went away) end the app cleanly: a detach."""
+        """SIGTERM / SIGHUP (the terminal went away) / SIGQUIT end the app cleanly: a detach."""
         import asyncio
         import signal
 
         loop = asyncio.get_running_loop()
-        for name in ("SIGTERM", "SIGHUP"):
+        for name in ("SIGTERM", "SIGHUP", "SIGQUIT"):
             if hasattr(signal, name):
                 try:
                     loop.add_signal_handler(getattr(signal, name), self.exit)

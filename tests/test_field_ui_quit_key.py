@@ -1,0 +1,64 @@
+"""The prefix key, ctrl+\\, is the terminal's QUIT character: in the shell's cooked mode the
+kernel turns it into SIGQUIT. Typed while `tiki` starts (before the UI has the terminal in raw
+mode: ~0.4-0.6 s here) it killed the UI -- "Quit", exit 131, a core file where they are kept;
+and a SIGQUIT sent to a running UI left the outer terminal on the alternate screen with mouse
+reporting on. The real `tiki` in tmux, keys as the terminal sends them."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+from conftest import wait_until
+from test_attach_tmux import BASH, pytestmark  # noqa: F401
+from tmux_outer import Outer
+
+TWO = BASH + '[[tab]]\nname = "two"\ncommand = ["bash", "--norc", "--noprofile", "-c", "echo I-am-two; exec bash --norc --noprofile"]\n'
+
+
+def modes(outer: Outer, window: str) -> str:
+    return outer.tmux("display-message", "-p", "-t", window, "#{alternate_on} #{mouse_any_flag} #{keypad_flag}").strip()
+
+
+def test_the_prefix_typed_while_tiki_starts_is_the_prefix(tiki_env, tmp_path):
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", TWO)  # (a host runs: the next `tiki` attaches to it)
+        outer.keys("w0", "C-\\", "d")
+        outer.wait("w0", "TIKI-EXIT=0")
+        outer.keys("w0", "clear", "Enter")
+        before = modes(outer, "w0")
+        outer.tiki("w0")
+        # A quick typist's gap after Enter: the UI is still starting (it takes the terminal in
+        # ~0.4 s); keys typed sooner than Python's own start (~60 ms) are the shell's still.
+        time.sleep(0.15)
+        outer.keys("w0", "C-\\", "2")
+        screen = outer.wait("w0", "I-am-two")  # the prefix command ran once the UI was up
+        assert "TIKI-EXIT" not in screen and "Quit" not in screen, screen
+        outer.keys("w0", "C-\\", "d")
+        screen = outer.wait("w0", "TIKI-EXIT=")
+        assert "TIKI-EXIT=0" in screen and "^\\" not in screen, screen  # (nor echoed on the shell's screen)
+        assert modes(outer, "w0") == before
+        # ... and the terminal is the shell's again as it was: ctrl+\ is its QUIT key
+        outer.keys("w0", "clear; sleep 30 && echo slept", "Enter")
+        wait_until(lambda: outer.tmux("display-message", "-p", "-t", "w0", "#{pane_current_command}").strip() == "sleep",
+                   10, 0.02, what="sleep to run")
+        outer.keys("w0", "C-\\")
+        screen = outer.wait("w0", "Quit")
+        assert "slept" not in screen
+    finally:
+        outer.close()
+
+
+def test_sigquit_detaches_the_ui_and_gives_the_terminal_back(tiki_env, tmp_path):
+    outer = Outer(tiki_env)
+    try:
+        before = modes(outer, "w0")
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        assert modes(outer, "w0") != before  # (the UI's modes: the alternate screen, the mouse)
+        subprocess.run(["kill", "-QUIT", str(outer.ui_pid("w0"))], check=True)
+        screen = outer.wait("w0", "TIKI-EXIT=")
+        assert "TIKI-EXIT=0" in screen and "detached" in screen, screen
+        assert modes(outer, "w0") == before
+    finally:
+        outer.close()
