@@ -10,7 +10,7 @@ import subprocess
 import time
 
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark  # noqa: F401
+from test_attach_tmux import BASH, logger_tab, pytestmark, received  # noqa: F401
 from tmux_outer import Outer
 
 TWO = BASH + '[[tab]]\nname = "two"\ncommand = ["bash", "--norc", "--noprofile", "-c", "echo I-am-two; exec bash --norc --noprofile"]\n'
@@ -36,8 +36,8 @@ def test_the_prefix_typed_while_tiki_starts_is_the_prefix(tiki_env, tmp_path):
         screen = outer.wait("w0", "I-am-two")  # the prefix command ran once the UI was up
         assert "TIKI-EXIT" not in screen and "Quit" not in screen, screen
         outer.keys("w0", "C-\\", "d")
-        screen = outer.wait("w0", "TIKI-EXIT=")
-        assert "TIKI-EXIT=0" in screen and "^\\" not in screen, screen  # (nor echoed on the shell's screen)
+        screen = outer.wait("w0", "TIKI-EXIT=0")  # (not 131: "Quit")
+        assert "^\\" not in screen, screen  # (nor echoed on the shell's screen)
         assert modes(outer, "w0") == before
         # ... and the terminal is the shell's again as it was: ctrl+\ is its QUIT key
         outer.keys("w0", "clear; sleep 30 && echo slept", "Enter")
@@ -57,8 +57,28 @@ def test_sigquit_detaches_the_ui_and_gives_the_terminal_back(tiki_env, tmp_path)
         outer.start_ui(tmp_path / "ws.toml", BASH)
         assert modes(outer, "w0") != before  # (the UI's modes: the alternate screen, the mouse)
         subprocess.run(["kill", "-QUIT", str(outer.ui_pid("w0"))], check=True)
-        screen = outer.wait("w0", "TIKI-EXIT=")
-        assert "TIKI-EXIT=0" in screen and "detached" in screen, screen
+        screen = outer.wait("w0", "TIKI-EXIT=0")  # (not 131: "Quit")
+        assert "detached" in screen, screen
         assert modes(outer, "w0") == before
+    finally:
+        outer.close()
+
+
+def test_keys_typed_while_tiki_starts_reach_the_tab_as_typed(tiki_env, tmp_path):
+    """Type-ahead waits in the terminal and reaches the program as the terminal sent it: Enter
+    as CR (the shell's cooked mode made it LF, which Claude Code takes for a new line in its
+    input box, not for sending it), ^U not eaten by the kernel's line editing."""
+    log = tmp_path / "keys.jsonl"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(log), ready="logger ready")
+        outer.keys("w0", "C-\\", "d")
+        outer.wait("w0", "TIKI-EXIT=0")
+        outer.tiki("w0")
+        time.sleep(0.15)  # (as above: Python's own start is the shell's)
+        outer.literal("w0", "ahead")
+        outer.keys("w0", "C-u", "Enter")
+        wait_until(lambda: "ahead" in received(log), 15, 0.05, what="the type-ahead in the tab")
+        assert received(log).endswith("ahead\x15\r"), repr(received(log))
     finally:
         outer.close()

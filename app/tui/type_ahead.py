@@ -3,9 +3,9 @@
 The prefix key, ctrl+\\, is the terminal's QUIT character: in the cooked mode a shell leaves
 the terminal in, the kernel turns it into SIGQUIT, which killed the UI mid-start ("Quit", a core
 file) when the user typed `tiki` and, at once, the prefix and a tab's number. From the start of
-the UI until it ends, the terminal's QUIT character is switched off and typed keys are not
-echoed: what is typed meanwhile waits in the terminal, and the UI reads it once it is up, the
-prefix as the prefix (the raw mode it sets reads the line the kernel kept, as typed). ctrl+c
+the UI until it ends, the terminal reads keys as the UI will (raw: Enter as CR, no line editing,
+nothing echoed) with its QUIT character switched off: what is typed meanwhile waits in the
+terminal, and the UI reads it once it is up, exactly as typed, the prefix as the prefix. ctrl+c
 still interrupts a start that hangs. The terminal's settings as they were are what the driver
 gives back when the UI suspends (ctrl+z) or ends, and what `held` restores on the way out.
 """
@@ -31,8 +31,12 @@ def held(fd: int) -> Iterator[None]:
     try:
         before = termios.tcgetattr(fd)
         quiet = termios.tcgetattr(fd)
-        quiet[3] &= ~termios.ECHO
-        quiet[6][termios.VQUIT] = _disabled(fd, before[6][termios.VQUIT])
+        # As the UI will read them (raw): each byte as typed, Enter as CR, no line editing or
+        # flow control by the kernel, nothing echoed; ctrl+c still stops a start that hangs.
+        quiet[0] &= ~(termios.ICRNL | termios.INLCR | termios.IGNCR | termios.IXON)
+        quiet[3] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN)
+        quiet[6][termios.VMIN], quiet[6][termios.VTIME] = _cc(before[6][termios.VMIN], 1), _cc(before[6][termios.VTIME], 0)
+        quiet[6][termios.VQUIT] = _cc(before[6][termios.VQUIT], _disabled(fd))
         termios.tcsetattr(fd, termios.TCSANOW, quiet)  # (not TCSAFLUSH: nothing typed is dropped)
     except (OSError, termios.error):  # not a terminal after all
         yield
@@ -51,11 +55,15 @@ def settings_before() -> list[Any] | None:
     return _before
 
 
-def _disabled(fd: int, current: Any) -> Any:
-    """The value that switches a control character off (_POSIX_VDISABLE: 0 on Linux, 0xff on
-    macOS), in the form termios gives it (bytes of one, or an int)."""
+def _disabled(fd: int) -> int:
+    """The value that switches a control character off (_POSIX_VDISABLE: 0 on Linux, 0xff on macOS)."""
     try:
-        value = os.fpathconf(fd, "PC_VDISABLE")
+        return os.fpathconf(fd, "PC_VDISABLE")
     except (OSError, ValueError):
-        value = 0
+        return 0
+
+
+def _cc(current: Any, value: int) -> Any:
+    """`value` in the form termios gives a control character: bytes of one, or an int (VMIN
+    and VTIME in non-canonical mode)."""
     return bytes([value & 0xFF]) if isinstance(current, bytes) else value
