@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 import time
 
-from conftest import wait_until
-from test_attach_tmux import BASH, logger_tab, pytestmark, received  # noqa: F401
+from conftest import host_log, wait_until
+from test_attach_tmux import BASH, logger_tab, pytestmark, received, tiki  # noqa: F401
 from tmux_outer import Outer
 
 TWO = BASH + '[[tab]]\nname = "two"\ncommand = ["bash", "--norc", "--noprofile", "-c", "echo I-am-two; exec bash --norc --noprofile"]\n'
@@ -81,4 +81,33 @@ def test_keys_typed_while_tiki_starts_reach_the_tab_as_typed(tiki_env, tmp_path)
         wait_until(lambda: "ahead" in received(log), 15, 0.05, what="the type-ahead in the tab")
         assert received(log).endswith("ahead\x15\r"), repr(received(log))
     finally:
+        outer.close()
+
+
+def test_ctrl_c_while_tiki_waits_for_its_host_ends_it_with_a_sentence(tiki_env, tmp_path):
+    """A start that hangs (here: another host holds the turn to start on this socket) is
+    stopped with ctrl+c, which stays the terminal's interrupt while the UI starts: it ended in
+    a KeyboardInterrupt traceback."""
+    import fcntl
+    import os
+
+    lock = os.open(tiki_env["TIKI_SOCKET"] + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    outer = Outer(tiki_env)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (as a host starting on the socket holds it)
+        (tmp_path / "ws.toml").write_text(BASH)
+        outer.tiki("w0", "--workspace", str(tmp_path / "ws.toml"))
+        # (the UI started a host in the background, which waits its turn; the UI waits for it)
+        wait_until(lambda: host_log(tiki_env).exists() and "started in the background" in host_log(tiki_env).read_text(),
+                   15, 0.05, what="the background host to be started")
+        outer.keys("w0", "C-c")
+        screen = outer.wait("w0", "TIKI-EXIT=130")
+        assert "tiki: interrupted before the UI was up" in screen.replace("\n", "") and "Traceback" not in screen, screen
+        os.close(lock)  # the turn is free: the host goes on, as the sentence says
+        lock = -1
+        wait_until(lambda: tiki(tiki_env, "terminal-list").returncode == 0, 30, 0.1, what="the host to come up")
+        assert tiki(tiki_env, "shutdown").returncode == 0
+    finally:
+        if lock >= 0:
+            os.close(lock)
         outer.close()

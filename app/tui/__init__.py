@@ -40,7 +40,12 @@ def run_tui(args: argparse.Namespace) -> int:
     from .type_ahead import held
 
     with held(sys.stdin.fileno()):  # (the prefix typed while the UI starts must not be SIGQUIT)
-        return _attach(args)
+        try:
+            return _attach(args)
+        except KeyboardInterrupt:  # ctrl+c while it starts (once up, the UI reads ctrl+c as a key)
+            print("tiki: interrupted before the UI was up; a host being started in the background goes on "
+                  "(`tiki status` says how it is, `tiki shutdown` stops it)", file=sys.stderr)
+            return 130
 
 
 def _attach(args: argparse.Namespace) -> int:
