@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
-# about (DECRQM), DA1, DSR, DECSTR, ED 3 (erase the saved lines), DECSCUSR, RIS, RI, DECKPAM and
-# DECKPNM. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six times faster
+# about (DECRQM), DA1, DSR, DECSTR, ED 0/2 (erase the screen) and 3 (erase the saved lines),
+# DECSCUSR, RIS, RI, DECKPAM and DECKPNM. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six times faster
 # over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;)|(?P<color>1[01]);\?(?P<color_end>\x07|\x1b\\))"
-    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<da2>>0?c)|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)"
+    r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<da2>>0?c)|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)|(?P<ed>[02]?)J"
     r"|(?P<style>\d?) q|(?P<version>>0?q)|(?P<size>18t))"
     r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
 )
@@ -40,10 +40,11 @@ _PATTERN = re.compile(
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
-_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1bc", "\x1bM", "\x1b=",
+_STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1b[J", "\x1b[0J",
+           "\x1b[2J", "\x1bc", "\x1bM", "\x1b=",
            "\x1b>", "\x1b[>q", "\x1b[>0q", "\x1b[>c", "\x1b[>0c", "\x1b[18t",
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
-_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|3J|\d? q|>0?[qc]|18t))")  # (terminals/quiet.py must cover it: tested)
+_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|[023]?J|\d? q|>0?[qc]|18t))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 # A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
 # terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
@@ -70,7 +71,9 @@ class Query:
     device query ("da1", "da2", "dsr5", "dsr6", "version", "size", "color:<10|11>:<its end>"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
     DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
     history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
-    sequence *starts*: it is replaced)."""
+    sequence *starts*: it is replaced); or before the sequence, keep the screen in the
+    history as it is erased ("ed0", "ed2", on the primary screen) and the history through a
+    full reset ("ris")."""
 
     kind: str
     end: int
@@ -145,10 +148,15 @@ class ModeScanner:
             elif match.group("ed3") is not None:
                 if pos > shift:
                     queries.append(Query("ed3", pos - shift))
+            elif match.group("ed") is not None:  # (before it: the screen goes to the history first)
+                if not self.alt_screen and match.start() >= shift:
+                    queries.append(Query("ed2" if match.group("ed") == "2" else "ed0", match.start() - shift))
             elif match.group("ri") is not None:
                 if self.origin and match.start() >= shift:  # replaced: cut before it
                     queries.append(Query("ri", match.start() - shift))
             elif match.group("ris") is not None or match.group("decstr") is not None:
+                if match.group("ris") is not None and match.start() >= shift:  # cut before it: the history goes first
+                    queries.append(Query("ris", match.start() - shift))
                 # (DECSTR resets the keypad as xterm and the VT510 do; tmux 3.3a leaves it)
                 self.origin = self.app_keypad = False
                 if match.group("ris") is not None:  # full reset: pyavt resets its side too

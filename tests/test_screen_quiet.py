@@ -87,7 +87,7 @@ def test_coloured_cjk_output_is_quiet_and_every_trigger_is_not():
     text = line * 600
     assert quiet.is_quiet(text.encode(), text)
     for trigger in PIECES[10:]:
-        if trigger in ("\x1b[2J\x1b[H", "\x1b[10;5H", "\x1b[K", "tab\there "):
+        if trigger in ("\x1b[10;5H", "\x1b[K", "tab\there "):
             assert quiet.is_quiet((text + trigger).encode(), text + trigger), repr(trigger)  # nothing to do
             continue
         mixed = text[:5000] + trigger + text[5000:]

@@ -170,3 +170,51 @@ def test_clear_empties_the_scrollback_as_in_a_tmux_pane(tiki_env, tmp_path):
                    what="the wheel back over the new lines")
     finally:
         outer.close()
+
+
+def test_a_full_reset_keeps_the_history_as_a_tmux_pane_does(tiki_env, tmp_path):
+    """`reset` (what users type to mend a garbled terminal) and `printf '\\033c'` send RIS: a
+    tmux pane keeps its history through it (as xterm and WezTerm do), and the tab emptied it --
+    pyavt starts afresh. The lines printed before are still there to scroll back to, in order."""
+    outer = after_seq(tiki_env, tmp_path, 300)
+    try:
+        outer.window("pane", 140, 45)
+        for window in ("w0", "pane"):
+            outer.literal(window, "seq 1001 1100; printf '\\033c'; echo after-$((1+1))")
+            outer.keys(window, "Enter")
+        wait_until(lambda: "after-2" in outer.screen("pane") and "after-2" in view(outer.screen("w0"))[0], 10, 0.1,
+                   what="the reset in both")
+        pane = [line.strip() for line in outer.tmux("capture-pane", "-p", "-S", "-", "-t", "pane").splitlines()]
+        tab = [line.strip() for line in tiki(tiki_env, "terminal-read", "sh", "--lines", "2000").stdout.splitlines()]
+        numbers = [str(n) for n in range(1001, 1101)]
+        assert [line for line in pane if line.isdigit()] == numbers  # (the reference)
+        assert [line for line in tab if line.isdigit()] == [str(n) for n in range(1, 301)] + numbers, tab[-120:]
+        outer.keys("w0", "C-\\", "[")  # scrollback mode counts them too
+        wait_until(lambda: re.search(r"\[0/(\d+)\]", outer.screen("w0")), 10, 0.1, what="the indicator")
+        assert position(outer.screen("w0"))[1] >= 400
+    finally:
+        outer.close()
+
+
+def test_ctrl_l_keeps_what_was_on_the_screen_to_scroll_back_to_as_a_tmux_pane_does(tiki_env, tmp_path):
+    """A shell's ctrl+l erases the screen (ED 2); a tmux pane (`scroll-on-clear`), VTE, Windows
+    Terminal and Alacritty keep the rows it erased in the history. The tab lost them: output a
+    user cleared away to think could not be scrolled back to."""
+    outer = after_seq(tiki_env, tmp_path, 30)
+    try:
+        outer.window("pane", 140, 45)
+        outer.literal("pane", "clear; seq 1 30")
+        outer.keys("pane", "Enter")
+        wait_until(lambda: "30" in outer.screen("pane").split(), 10, 0.1, what="seq in the pane")
+        for window in ("w0", "pane"):
+            outer.keys(window, "C-l")
+        wait_until(lambda: not any(row.strip().isdigit() for row in view(outer.screen("w0")))
+                   and not any(row.strip().isdigit() for row in outer.screen("pane").splitlines()), 10, 0.1,
+                   what="the screens cleared")
+        pane = [line.strip() for line in outer.tmux("capture-pane", "-p", "-S", "-", "-t", "pane").splitlines()]
+        tab = [line.strip() for line in tiki(tiki_env, "terminal-read", "sh", "--lines", "200").stdout.splitlines()]
+        numbers = [str(n) for n in range(1, 31)]
+        assert [line for line in pane if line.isdigit()] == numbers  # (the reference)
+        assert [line for line in tab if line.isdigit()] == numbers, tab
+    finally:
+        outer.close()

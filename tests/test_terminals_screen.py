@@ -151,7 +151,7 @@ def test_key_names():
 def test_the_history_count_is_exact_after_every_kind_of_output(seed):
     """What every frame says (`history`) against the rows counted one by one, after each
     piece of a random mix: lines, scrolling regions, resizes, the alternate screen, erased
-    history, a flood held back and drawn. (The count is kept between scrolls; a way of
+    history, a full reset, a flood held back and drawn. (The count is kept between scrolls; a way of
     scrolling it misses would show here.)"""
     import random
 
@@ -168,6 +168,7 @@ def test_the_history_count_is_exact_after_every_kind_of_output(seed):
         lambda: b"\x1b[H\x1b[2J",  # clear: the screen only
         lambda: b"\x1b[H\x1b[2J\x1b[3J",  # `clear`: the history too
         lambda: b"\x1b[?1049h\x1b[3J\x1b[?1049l",
+        lambda: b"".join(b"old %d\r\n" % i for i in range(rng.choice((5, 1100)))) + b"\x1bc",  # RIS: pyavt empties its history
     ]
     for _ in range(120):
         if rng.random() < 0.08:
@@ -176,3 +177,44 @@ def test_the_history_count_is_exact_after_every_kind_of_output(seed):
             screen.feed(rng.choice(pieces)())
         history = screen.history  # (first: it draws what is held back)
         assert history == (0 if screen.alt_screen else len(screen._plain) + max(0, len(screen._vt.lines()) - screen.rows))
+
+
+def test_erasing_the_screen_keeps_its_rows_in_the_history_as_tmux_does():
+    """ED 2 (a shell's ctrl+l, `printf '\\e[H\\e[2J'`) and ED 0 from the top-left corner erase
+    the screen; tmux (`scroll-on-clear`), VTE, Windows Terminal and Alacritty scroll the rows in
+    use into the history first, and pyavt dropped them. ED 0 elsewhere, and the alternate
+    screen, keep nothing, as there."""
+    def history(screen: Screen) -> list[str]:
+        return ["".join(text for text, _ in row).rstrip() for row in screen.history_lines(0, 100)]
+
+    for erase in (b"\x1b[H\x1b[2J", b"\x1b[2J", b"\x1b[H\x1b[J", b"\x1b[H\x1b[0J"):
+        screen = Screen(20, 6, scrollback=100)
+        screen.feed(b"$ seq 1 3\r\n1\r\n2\r\n3\r\n$ " + erase + b"after")
+        assert history(screen) == ["$ seq 1 3", "1", "2", "3", "$"], erase
+        assert [row.strip() for row in screen.visible_rows() if row.strip()] == ["after"] and screen.total_lines == 5 + 6
+    screen = Screen(20, 6, scrollback=100)
+    screen.feed(b"one\r\ntwo\r\n\x1b[J\x1b[2;2H\x1b[J")  # ED 0 below the text, then from a column in
+    assert history(screen) == [] and screen.visible_rows()[:2] == ["one", "t"]
+    screen.feed(b"\x1b[?1049hfull\x1b[2J\x1b[?1049l")
+    assert history(screen) == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_screen_erased_after_its_rows_went_to_the_history_is_as_pyavt_leaves_it(seed):
+    """Keeping the rows scrolls them up under a full-screen margin, then puts pyavt's state
+    back: margins, origin mode, the pen, character sets, insert and wrap modes, the saved
+    cursor, the cursor (and its pending wrap) -- the erased screen must be exactly pyavt's own."""
+    import random
+
+    import avt
+
+    rng = random.Random(seed)
+    states = ["\x1b[2;5r", "\x1b[?6h", "\x1b[31;1m", "\x1b(0", "\x1b)0\x0e", "\x1b[4h", "\x1b[?7l", "\x1b[20h",
+              "\x1b7", "\x1b[3;4H", "\x1b[?25l", "x" * 30, "\x1b[44m", "\x1b[6;1H" + "y" * 20]
+    setup = "line a\r\nline b\r\n" + "".join(rng.sample(states, rng.randrange(1, 7)))
+    erase = rng.choice(["\x1b[2J", "\x1b[H\x1b[J"])
+    native = avt.Vt(20, 6, scrollback_limit=100)
+    native.feed_str(setup + erase + "after")
+    screen = Screen(20, 6, scrollback=100)
+    screen.feed((setup + erase + "after").encode())
+    assert screen._vt.dump() == native.dump(), setup  # noqa: SLF001
