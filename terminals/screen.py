@@ -153,8 +153,11 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
     def _feed_vt(self, text: str) -> None:
         if text:
             changed, evicted = self._vt.feed_str(text)
-            if evicted or len(changed) >= self._rows:  # (pyavt marks every row of a scroll changed)
-                self._styled_count = None
+            if evicted:  # lines pushed out: pyavt's scrollback is at its limit, and stays there
+                # until a resize, ED 3 or RIS (`screen_fixes`) -- a full history costs no count
+                self._styled_count = self._styled
+            elif len(changed) >= self._rows and self._styled_count != self._styled:
+                self._styled_count = None  # (pyavt marks every row of a scroll changed)
             self._dirty.update(changed)
             self.agent.changed(changed)
             self._keep_plain(evicted)

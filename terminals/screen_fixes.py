@@ -43,6 +43,7 @@ _FRESH = "\x1b[r\x1b[?6l\x1b[4l\x1b[?7h\x1b[0m\x1b(B\x1b)B\x0f\x1b[H"
 class ScreenFixes:
     _vt: Any
     _modes: Any
+    _styled_count: int | None
 
     def _fix(self, kind: str) -> int:
         """Apply the fix for `kind`; returns how many characters of the sequence to skip."""
@@ -56,6 +57,8 @@ class ScreenFixes:
             if kind == "ed2" or (self._vt.cursor.row, self._vt.cursor.col) == (0, 0):
                 self._scroll_on_clear()
             return 0  # (the ED itself follows)
+        if kind == "reset":  # (after a RIS, even one split between two reads: pyavt's history is gone)
+            self._styled_count = None
         row = self._vt.cursor.row
         self._feed_text(FIXES[kind])  # type: ignore[attr-defined]
         if kind == "ri" and self._vt.cursor.row == row:

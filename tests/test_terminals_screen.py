@@ -147,7 +147,7 @@ def test_key_names():
     assert "ctrl+a" in str(info.value)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))
 def test_the_history_count_is_exact_after_every_kind_of_output(seed):
     """What every frame says (`history`) against the rows counted one by one, after each
     piece of a random mix: lines, scrolling regions, resizes, the alternate screen, erased
@@ -169,12 +169,16 @@ def test_the_history_count_is_exact_after_every_kind_of_output(seed):
         lambda: b"\x1b[H\x1b[2J\x1b[3J",  # `clear`: the history too
         lambda: b"\x1b[?1049h\x1b[3J\x1b[?1049l",
         lambda: b"".join(b"old %d\r\n" % i for i in range(rng.choice((5, 1100)))) + b"\x1bc",  # RIS: pyavt empties its history
+        lambda: (b"".join(b"old %d\r\n" % i for i in range(1100)) + b"\x1b", b"c"),  # ... cut between two reads
+        lambda: b"\x1b[H\x1b[2J" + b"".join(b"row %d\r\n" % i for i in range(5)),  # a redraw: every row changes
     ]
     for _ in range(120):
         if rng.random() < 0.08:
             screen.resize(rng.choice((20, 30, 44)), rng.choice((4, 6, 9)))
         else:
-            screen.feed(rng.choice(pieces)())
+            piece = rng.choice(pieces)()
+            for data in piece if isinstance(piece, tuple) else (piece,):
+                screen.feed(data)
         history = screen.history  # (first: it draws what is held back)
         assert history == (0 if screen.alt_screen else len(screen._plain) + max(0, len(screen._vt.lines()) - screen.rows))
 
