@@ -27,8 +27,8 @@ from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
 # about (DECRQM), DA1, DSR, DECSTR, ED 0/2 (erase the screen) and 3 (erase the saved lines),
-# DECSCUSR, RIS, RI, DECKPAM and DECKPNM. One ESC prefix for all: the regex engine then jumps from ESC to ESC (six times faster
-# over coloured output than an alternation of whole sequences).
+# DECSCUSR, RIS, RI, DECKPAM and DECKPNM. One ESC prefix for all: the regex engine then jumps
+# from ESC to ESC (six times faster over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;)|(?P<color>1[01]);\?(?P<color_end>\x07|\x1b\\))"

@@ -28,6 +28,7 @@ from textual.widget import Widget
 
 from ...terminals.rows import cell_style
 from .direct_paint import paint_rows
+from .exit_banner import banner, banner_row, has_text
 from .history_scroll import HistoryScrollMixin
 from .keys import key_to_bytes
 from .mouse_view import MouseMixin
@@ -76,7 +77,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
-        self.exited: str | None = None  # drawn below the last screen of a tab whose program ended
+        self.exited: str | None = None  # the banner below the last screen of a tab whose program ended (exit_banner.py)
 
     def get_line_filters(self) -> list[LineFilter]:
         """The app's filters but the one turning the 16 ANSI colours into the UI theme's
@@ -170,26 +171,17 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         cols, rows = self.tab_size
         row, col = self.cursor[0], self.cursor[1]
         top = min(max(0, row + 1 - height), max(0, rows - height))
-        if self.exited and 0 <= top + height - 1 < len(self.rows) and _has_text(self.rows[top + height - 1]):
+        if self.exited and 0 <= top + height - 1 < len(self.rows) and has_text(self.rows[top + height - 1]):
             top += 1
         left = min(max(0, col + 1 - width), max(0, cols - width))
         return top, left
-
-    def _banner_row(self) -> int:
-        """The view row an exited tab's banner goes on: the one after the last with text (the
-        program's last words -- an error, a traceback's last line -- stay in sight)."""
-        height = self.size.height
-        for y in range(height - 1, -1, -1):
-            if _has_text(self.shown_line(y)[0]):
-                return min(y + 1, height - 1)
-        return 0
 
     def render_line(self, y: int) -> Strip:
         if self.copy.active:
             return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, 0))
         strip = self._render_line(y)
-        if self.exited and y == self._banner_row():
-            return _banner(strip, self.exited, self.size.width)
+        if self.exited and y == banner_row(self.size.height, lambda row: self.shown_line(row)[0]):
+            return banner(strip, self.exited, self.size.width)
         return self.paint_selection(strip, y, self.size.width) if self.selection is not None else strip
 
     def set_exited(self, note: str | None) -> None:
@@ -292,21 +284,6 @@ def _segments(line: Any) -> tuple[list[Segment], int]:
     """A frame row's [text, sgr] pieces as Rich segments, and how many cells they take."""
     segments = [Segment(text, rich_style(sgr)) for text, sgr in line]
     return segments, sum(len(text) if text.isascii() else cell_len(text) for text, _ in line)
-
-
-BANNER = Style(bgcolor="dark_red", color="white", bold=True)
-
-
-def _has_text(line: Any) -> bool:
-    return any(text.strip() for text, _ in line)
-
-
-def _banner(strip: Strip, text: str, width: int) -> Strip:
-    """`text` centred over a row of the last screen."""
-    text = f" {text} "[:width]
-    start = max(0, (width - len(text)) // 2)
-    before, _hidden, after = strip.divide([start, start + len(text), width])
-    return Strip.join([before, Strip([Segment(text, BANNER)]), after])
 
 
 __all__ = ["TerminalView", "rich_style"]
