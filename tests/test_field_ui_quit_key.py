@@ -6,14 +6,26 @@ reporting on. The real `tiki` in tmux, keys as the terminal sends them."""
 
 from __future__ import annotations
 
+import re
 import subprocess
-import time
 
 from conftest import host_log, wait_until
 from test_attach_tmux import BASH, logger_tab, pytestmark, received, tiki  # noqa: F401
 from tmux_outer import Outer
 
 TWO = BASH + '[[tab]]\nname = "two"\ncommand = ["bash", "--norc", "--noprofile", "-c", "echo I-am-two; exec bash --norc --noprofile"]\n'
+
+
+def starting(outer: Outer, window: str) -> None:
+    """Until `tiki` holds the window's terminal for its start -- its QUIT key off, signals still
+    on (`type_ahead`); once the UI is up, its raw mode has them off too. A user's keys from then
+    on are the UI's; before (Python's own start, ~60 ms) they are still the shell's."""
+    tty = outer.tmux("display-message", "-p", "-t", window, "#{pane_tty}").strip()
+
+    def held() -> bool:
+        settings = subprocess.run(["stty", "-F", tty, "-a"], capture_output=True, text=True).stdout
+        return "quit = <undef>" in settings and re.search(r"(?<![-\w])isig\b", settings) is not None
+    wait_until(held, 10, 0.005, what="tiki to hold the terminal while it starts")
 
 
 def modes(outer: Outer, window: str) -> str:
@@ -29,9 +41,7 @@ def test_the_prefix_typed_while_tiki_starts_is_the_prefix(tiki_env, tmp_path):
         outer.keys("w0", "clear", "Enter")
         before = modes(outer, "w0")
         outer.tiki("w0")
-        # A quick typist's gap after Enter: the UI is still starting (it takes the terminal in
-        # ~0.4 s); keys typed sooner than Python's own start (~60 ms) are the shell's still.
-        time.sleep(0.15)
+        starting(outer, "w0")  # (the UI takes the terminal in raw mode ~0.4 s after Enter)
         outer.keys("w0", "C-\\", "2")
         screen = outer.wait("w0", "I-am-two")  # the prefix command ran once the UI was up
         assert "TIKI-EXIT" not in screen and "Quit" not in screen, screen
@@ -75,7 +85,7 @@ def test_keys_typed_while_tiki_starts_reach_the_tab_as_typed(tiki_env, tmp_path)
         outer.keys("w0", "C-\\", "d")
         outer.wait("w0", "TIKI-EXIT=0")
         outer.tiki("w0")
-        time.sleep(0.15)  # (as above: Python's own start is the shell's)
+        starting(outer, "w0")
         outer.literal("w0", "ahead")
         outer.keys("w0", "C-u", "Enter")
         wait_until(lambda: "ahead" in received(log), 15, 0.05, what="the type-ahead in the tab")
