@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from .limits import MAX_CHAT_MESSAGE
 from .ops_agent import AgentRow, AgentState, Explained, Queued  # noqa: F401 - shapes of the tab ops below
 from .schema import Length, Range
-from .ui import UiAttach, UiDetached  # noqa: F401 - the shapes of ui.attach, with the session's messages
+from .ui import UiAttach, UiDetached, UiInfo  # noqa: F401 - the shapes of ui.attach and of the sessions host.info lists
 
 Name = Annotated[str, Length(min=1, max=200)]  # a tab name as the user typed it (checked by the workspace)
 Lines = Annotated[int, Range(1, 10_000)]
@@ -181,20 +181,6 @@ class Waited(_Waited, total=False):
 class Pong(TypedDict):
     pong: bool
     pid: int
-
-
-class UiInfo(TypedDict):
-    """An attached UI, as `host.info` lists it."""
-
-    session: int
-    client: str  # what it said it is ("tiki (pid 1234)")
-    pid: int | None  # its process, where the system says who is at the other end of the socket
-    tty: str | None  # the terminal it runs in, where the system says (Linux)
-    size: list[int] | None  # [cols, rows] it shows tabs at
-    tab: str | None  # the tab it shows
-    latest: bool  # the one used last: the tab it shows takes its size
-    attached_s: float  # seconds since it attached
-    idle_s: float  # seconds since it was last used (typed into, clicked, resized, switched tabs)
 
 
 class HostInfo(TypedDict):

@@ -201,3 +201,17 @@ class UiAttach(_UiAttach, total=False):
 
 class UiDetached(TypedDict):
     detached: str  # why the session ended
+
+
+class UiInfo(TypedDict):
+    """An attached UI, as `host.info` lists it."""
+
+    session: int
+    client: str  # what it said it is ("tiki (pid 1234)")
+    pid: int | None  # its process, where the system says who is at the other end of the socket
+    tty: str | None  # the terminal it runs in, where the system says (Linux)
+    size: list[int] | None  # [cols, rows] it shows tabs at
+    tab: str | None  # the tab it shows
+    latest: bool  # the one used last (a tab several UIs show takes its size)
+    attached_s: float  # seconds since it attached
+    idle_s: float  # seconds since it was last used (typed into, clicked, resized, switched tabs)

@@ -102,7 +102,7 @@ class UiSession:
     def send(self, event: dict[str, Any]) -> None:
         self.outbox.event(event_body(event))
 
-    def info(self, tab: str | None, latest: bool) -> ops.UiInfo:
+    def info(self, tab: str | None, latest: bool) -> ui.UiInfo:
         """This UI as `tiki status` lists it (`tab`: the name of the tab it shows)."""
         peer, now = self._ctx.peer, time.monotonic()
         # (The kernel's word for its terminal, not the UI's: a UI from before could not say, and
