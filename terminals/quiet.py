@@ -2,8 +2,9 @@
 
 Besides pyavt, every chunk a tab prints goes past four scanners: the REP clamp (`vt_limits`),
 the title and mode tracker (`sequences`), the notification finder (`agent_state_signals`) and
-the zero-width joiner (`clusters`). Each used to look at the whole chunk on its own; on
-coloured CJK output that was ~1.3 ms per 64 KB read, as much as pyavt's own parsing. Most
+the zero-width joiner (`clusters`); the pen's decorations are looked for apart (`pen`). Each
+used to look at the whole chunk on its own; on coloured CJK output that was ~1.3 ms per 64 KB
+read, as much as pyavt's own parsing. Most
 chunks hold nothing any of them acts on, so one look decides for all four: `is_quiet` is True
 when no sequence any of them starts on, no BEL, no 8-bit CSI and no character `compose` could
 change is in the chunk. Each scanner then only keeps what it holds across reads (a sequence

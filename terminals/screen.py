@@ -26,6 +26,7 @@ import avt
 
 from . import clusters, replies, scroll_skip
 from .history import PlainHistory
+from .pen import LOOK_SMALL, Decorations
 from .quiet import is_quiet
 from .rows import DEFAULT_STYLE, CellStyle, Color, Segment, StyledLine, styled_line, view_rows, wrapped_rows
 from .screen_agent import AgentHooks
@@ -33,7 +34,7 @@ from .screen_fixes import FIXES, ScreenFixes
 from .screen_held import HeldOutput
 from .screen_read import ScreenReads
 from .sequences import ModeReads, ModeScanner
-from .vt_limits import RepeatClamp
+from .vt_limits import RepeatClamp, repeat_ends
 
 __all__ = ["Screen", "ScreenUpdate", "CellStyle", "Color", "Segment", "StyledLine", "DEFAULT_STYLE",
            "styled_line"]
@@ -78,6 +79,7 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._modes = ModeScanner()
         self._repeats = RepeatClamp()
+        self._pen = Decorations()
         self._dirty: set[int] = set(range(rows))
         # The lines in pyavt's styled scrollback, counted (walking them all) only after output
         # that may have changed it: None until then.
@@ -104,6 +106,12 @@ class Screen(ModeReads, ScreenFixes, HeldOutput, ScreenReads):
         else:  # plain lines hold nothing a scanner acts on
             calm = plain is not None or self._check_quiet(data, text, held)
         text, repeats = self._repeats.clamp(text, self._cols, self._rows, calm)
+        # Blanks without inverse, underline, strike-through (`pen`: a large chunk the scanners skip
+        # is not looked at; plain lines, mostly held back, are where they are drawn: `screen_held`)
+        if plain is None:
+            self._flush()  # (the lines held back come first, for the pen as for pyavt)
+            if (wrapped := self._pen.wrap(text, not calm or len(text) <= LOOK_SMALL)) is not text:
+                text, repeats = wrapped, repeat_ends(wrapped) if repeats else []
         queries: dict[int, list[str]] = {}
         for query in self._modes.scan(text, calm) if text else ():
             queries.setdefault(query.end, []).append(query.kind)

@@ -111,7 +111,7 @@ class HeldOutput:
 
     def _draw_plain(self, text: str) -> None:
         if text:
-            self._feed_text(text, True)  # type: ignore[attr-defined]
+            self._feed_text(self._pen.wrap(text), True)  # type: ignore[attr-defined]
             self._ground = scroll_skip.ends_in_ground(text, self._ground)
 
     def _default_layout(self) -> bool:
@@ -150,7 +150,8 @@ class HeldOutput:
         # Each row is made by the line end before it, scrolling a blank one in with the pen of
         # that moment (its colours fill the row's rest): the scratch screen scrolls them in too.
         scratch = avt.Vt(self._cols, rows, scrollback_limit=0)
-        scratch.feed_str(f"\x1b[{rows}H" + scroll_skip.pen_at(text, start, self._vt.dump) + text[start:])
+        shown = self._pen.copy().wrap(scroll_skip.pen_at(text, start, self._vt.dump) + text[start:])  # type: ignore[attr-defined]
+        scratch.feed_str(f"\x1b[{rows}H" + shown)
         # (The history: what is drawn, plus the line ends held, up to what the scrollback keeps.)
         grown, most = self._drawn_history() + self._pending_breaks, self._plain.limit + self._styled  # type: ignore[attr-defined]
         dropped = self._plain.dropped + max(0, grown - most)
@@ -192,8 +193,9 @@ class HeldOutput:
 
     def _draw_held(self, text: str, breaks: int, again: bool = True) -> None:
         keep, limit = self._keep, self._plain.limit
+        wrap = self._pen.wrap  # type: ignore[attr-defined]  # (blanks without inverse etc.: `pen`)
         if breaks <= keep:
-            self._feed_vt(text)  # type: ignore[attr-defined]
+            self._feed_vt(wrap(text))  # type: ignore[attr-defined]
             return
         # The last lines: those pyavt keeps, and before them those the plain history keeps.
         lines = text.rsplit("\r\n", keep + limit)
@@ -203,15 +205,15 @@ class HeldOutput:
             if again:
                 self._draw_held(text[:cut], breaks - (len(lines) - wide), again=False)
             else:
-                self._feed_vt(text[:cut])  # type: ignore[attr-defined]
-            self._feed_vt(text[cut:])  # type: ignore[attr-defined]
+                self._feed_vt(wrap(text[:cut]))  # type: ignore[attr-defined]
+            self._feed_vt(wrap(text[cut:]))  # type: ignore[attr-defined]
             return
         # The text starts with a line end, so the last `keep` line ends scroll exactly the lines
         # pyavt holds (one row each) and push out everything there before.
         kept = len(text) - sum(map(len, lines[-keep:])) - 2 * keep
         if len(lines) > keep + limit:  # the lines before: they would fall off the history too
             self._plain.drop(lines[0].count("\r\n"))
-        self._feed_vt(scroll_skip.pen(text[:kept]) + text[kept:])  # type: ignore[attr-defined]
+        self._feed_vt(wrap(scroll_skip.pen(text[:kept]) + text[kept:]))  # type: ignore[attr-defined]
         self._plain.push(lines[max(1, len(lines) - keep - limit):len(lines) - keep])
         # pyavt's styled scrollback is full now: the history is known without walking its lines
         # (`history`: ~2 ms at 1000 lines, just when a flood's last frame waits for it).

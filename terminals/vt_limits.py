@@ -72,6 +72,13 @@ class RepeatClamp:
         return "".join(out), ends
 
 
+def repeat_ends(text: str) -> list[int]:
+    """Where each REP in `text` ends, as `RepeatClamp.clamp` reports them (for text changed
+    after the clamp without adding or removing any)."""
+    matches = [*_REP.finditer(text), *(_REP_C1.finditer(text) if "\x9b" in text else ())]
+    return sorted(match.end() for match in matches)
+
+
 def _split_open(text: str) -> tuple[str, str]:
     """(text to feed now, open CSI or lone ESC at its end to hold for the next chunk)."""
     if text.endswith("\x1b"):

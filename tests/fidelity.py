@@ -76,13 +76,14 @@ def compare(name: str, ours: list[list[Cell]], theirs: list[list[Cell]], cursors
             cells += 1
             chars = a.char.strip() == b.char.strip()
             same_chars += chars
-            # a blank shows only its background: other attributes of a space are invisible
+            # a blank shows its background, inverse, underline and strike-through; its other
+            # attributes are invisible
             if b.style is None:
                 style = True
             elif a.char.strip():
                 style = a.style == b.style
             else:
-                style = a.style[1] == b.style[1] and a.style[8] == b.style[8]
+                style = all(a.style[i] == b.style[i] for i in (1, 5, 6, 8))
             same += chars and style
             if not (chars and style) and len(diffs) < 12:
                 diffs.append(f"r{row}c{col}: ours {a.char!r} {a.style} tmux {b.char!r} {b.style}")

@@ -155,8 +155,19 @@ CLAUDE_INPUT = Scenario("claude input box", ["sh", "-c", (
     ("type", "what is 6 times 7"), ("wait", "what is 6 times 7"), ("snap", "claude: a prompt typed"),
 ], needs="claude")
 
-FAST = [VIM, LESS, PYTHON, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE, CLAUDE_INPUT]
-ALL = [VIM, LESS, PYTHON, HTOP, CODEX, CLAUDE, CLAUDE_INPUT, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN,
+# A shell script's standout, underline and strike-through, left on across line feeds and
+# erases at the bottom of the screen (what terminals/pen.py mends).
+DECORATIONS = "\n".join([
+    "seq 30", "tput smso; echo WARNING; tput rmso", "tput smul; echo Title; tput rmul",
+    r"printf '\033[9mgone\n\033[29m'", r"printf '\033[7;31mred\033[K\n\033[0m'",
+    r"printf '\033[4mwide\033[2X\033[3@x\n\033[24m'", r"tput rev; printf 'bar\n\n'; tput sgr0",
+    "echo decorations-done"]) + "\n"
+SHELL = Scenario("shell decorations", ["sh", "-c", "sh decorations.sh; exec sleep 100000"], [
+    ("wait", "decorations-done"), ("snap", "shell: tput smso, smul, strike-through at the bottom"),
+], files={"decorations.sh": DECORATIONS})
+
+FAST = [VIM, LESS, PYTHON, SHELL, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE, CLAUDE_INPUT]
+ALL = [VIM, LESS, PYTHON, SHELL, HTOP, CODEX, CLAUDE, CLAUDE_INPUT, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN,
        VTTEST_DOUBLE, VTTEST_VT102]
 
 

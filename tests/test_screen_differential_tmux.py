@@ -4,7 +4,8 @@
 Each mix (`vt_mix`: seeded; what it leaves out and why is said there) is written into a tmux
 pane of 20x6 by `cat`, with the line discipline's output processing off so that a bare LF
 stays a bare LF, and fed to a `Screen` -- the emulator a tab runs -- in random pieces (cut
-anywhere: inside an escape sequence, inside a UTF-8 character), with frames taken between
+anywhere: inside an escape sequence, inside a UTF-8 character; a piece written on its own is
+a read of its own), with frames taken between
 some of them as a watching UI takes them (`take_update`, which also flushes the held-back
 lines of a flood at a different point each time). What a UI would then show -- the frames
 applied one over the other -- must be tmux's screen cell for cell, characters and attributes
@@ -89,9 +90,14 @@ def as_a_ui_sees_it(case: Mix, seed: int) -> tuple[list[list[Cell]], list[str], 
     screen = Screen(COLS, ROWS, scrollback=2000)
     shown: dict[int, StyledLine] = {}
     data, start = case.data, 0
+    offsets = [0]  # where each piece starts and ends in `data`
+    for piece in case.pieces:
+        offsets.append(offsets[-1] + len(piece.encode()))
+    writes = sorted({offsets[i] for i in case.alone} | {offsets[i + 1] for i in case.alone})
     update = screen.take_update(full=True)
     while start < len(data):
-        stop = min(len(data), start + rng.choice([1, 2, 3, 7, 16, 64, 512]))
+        stop = min(len(data), start + rng.choice([1, 2, 3, 7, 16, 64, 512]),
+                   *(write for write in writes if write > start))
         screen.feed(data[start:stop])
         start = stop
         if rng.random() < 0.2:

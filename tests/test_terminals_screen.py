@@ -222,3 +222,45 @@ def test_the_screen_erased_after_its_rows_went_to_the_history_is_as_pyavt_leaves
     screen = Screen(20, 6, scrollback=100)
     screen.feed((setup + erase + "after").encode())
     assert screen._vt.dump() == native.dump(), setup  # noqa: SLF001
+
+
+def decorated_blanks(screen: Screen) -> list[tuple[int, str]]:
+    """The rows with a blank in inverse, underline or strike-through, and which."""
+    found = []
+    for row, line in sorted(screen.snapshot().lines.items()):
+        for text, style in line:
+            if not text.strip() and (style.inverse or style.underline or style.strike):
+                found.append((row, text))
+    return found
+
+
+@pytest.mark.parametrize("reads", [
+    [b"\x1b[7m", b"WARNING\r\n", b"\x1b[27m"],  # tput smso; echo WARNING; tput rmso
+    [b"\x1b[4mTitle\r\n\x1b[24m"],
+    [b"\x1b[0;1;9mgone\r\n\r\n\x1b[0m"],
+    [b"\x1b[7m", b"".join(b"%d\r\n" % n for n in range(3000))],  # a flood: held back, then drawn
+    [b"\x1b[7;31mred\x1b[K\x1b[2X\x1b[3@\x1b[P\x1b[L\x1b[S\x1b[T\x1bM\x1bD\x1bE\x1b[2J"],
+    [b"\x1b[4m\x1b7\x1b[24m\x1b8\r\n\r\n\r\n\r\n"],  # DECRC brings underline back
+    [b"\x1b[4m\x1b[?1049h\x1b[24m\x1b[?1049l\r\n\r\n\r\n\r\n"],
+])
+def test_blanks_made_while_a_decoration_is_on_do_not_take_it_as_in_xterm_and_tmux(reads):
+    """pyavt gives blanks the whole pen: a line feed at the bottom with inverse on left a bar
+    across the next row (terminals/pen.py)."""
+    screen = Screen(20, 4, 100)
+    screen.feed(b"\r\n" * 6)  # at the bottom: each line feed scrolls a row in
+    for data in reads:
+        screen.feed(data)
+    assert decorated_blanks(screen) == []
+    screen.feed(b"\x1b[0mX\x1b[4mY")  # what is printed still has them
+    printed = [(char, style.underline) for text, style in screen.snapshot().lines[screen.cursor[0]] for char in text]
+    assert printed[:2] == [("X", False), ("Y", True)]
+
+
+def test_after_a_full_reset_the_mend_does_not_bring_a_decoration_back():
+    """The mend turns decorations back on after each thing that makes blanks: only those the
+    pen has (a RIS forgets the pen and what DECSC saved)."""
+    screen = Screen(20, 4, 100)
+    screen.feed(b"\x1b[7m\x1b7\x1bc")
+    screen.feed(b"\x1b8\r\n\r\n\x1b[KZ")
+    text, style = screen.snapshot().lines[2][0]
+    assert (text[0], style.inverse) == ("Z", False)
