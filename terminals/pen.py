@@ -7,7 +7,8 @@ inverse on), and an underlined word before a line feed underlined the whole next
 terminal shows nothing. `Decorations` keeps which of the three pyavt's pen holds and, while
 any does, wraps each thing that makes blanks -- a line feed (LF, VT, FF, IND, NEL), RI, and
 ED, EL, ECH, ICH, DCH, IL, DL, SU, SD -- between an SGR that turns them off and one that turns
-them back on.
+them back on, and erases the alternate screen again after a switch to it (which pyavt clears
+with the whole pen).
 
 What it reads is what pyavt does with an SGR: `4`, `7`, `9` turn them on, `24`, `27`, `29` off,
 `0` (or none) all off; a parameter with colons is a colour or nothing; `38`/`48`/`58` take
@@ -36,9 +37,9 @@ import re
 # An SGR that turns a decoration on among its first parameters (see the docstring).
 _STARTS = re.compile(r"\x1b\[(?:(?:[0-9];){0,2}|0;[0-9:;]*;)[479][;m]")
 # What the pen follows, and what makes blanks.
-_EVENTS = re.compile(r"\x1b\[(?P<sgr>[0-9:;]*)m|(?P<save>\x1b7|\x1b\[s|\x1b\[\?104[89]h)"
+_EVENTS = re.compile(r"\x1b\[(?P<sgr>[0-9:;]*)m|(?P<save>\x1b7|\x1b\[s|\x1b\[\?1048h)"
                      r"|(?P<restore>\x1b8|\x1b\[u|\x1b\[\?104[89]l)|(?P<reset>\x1bc|\x1b\[!p)"
-                     r"|(?P<blanks>[\n\x0b\x0c]|\x1b[DEM]|\x1b\[\??[0-9;]*[@JKLMPSTX])")
+                     r"|(?P<blanks>[\n\x0b\x0c]|\x1b[DEM]|\x1b\[\??[0-9;]*[@JKLMPSTX])|(?P<alternate>\x1b\[\?(?:1049|1047|47)h)")
 _ON = {"4": 1, "7": 2, "9": 4}
 _OFF = {"24": 1, "27": 2, "29": 4}
 _COLOURS = ("38", "48", "58")
@@ -96,6 +97,13 @@ class Decorations:
                 self.state = self.saved
             elif kind == "reset":
                 self.state = self.saved = 0
+            elif kind == "alternate":  # (`?1049h` saves the pen first; each clears the screen it goes to)
+                if match.group(0) == "\x1b[?1049h":
+                    self.saved = self.state
+                if self.state:
+                    out.append(text[last:match.end()])
+                    out.append(CLEAN + "\x1b[2J" + restore(self.state))
+                    last = match.end()
             elif self.state:
                 out.append(text[last:match.start()])
                 out.append(CLEAN + match.group(0) + restore(self.state))

@@ -242,6 +242,7 @@ def decorated_blanks(screen: Screen) -> list[tuple[int, str]]:
     [b"\x1b[7;31mred\x1b[K\x1b[2X\x1b[3@\x1b[P\x1b[L\x1b[S\x1b[T\x1bM\x1bD\x1bE\x1b[2J"],
     [b"\x1b[4m\x1b7\x1b[24m\x1b8\r\n\r\n\r\n\r\n"],  # DECRC brings underline back
     [b"\x1b[4m\x1b[?1049h\x1b[24m\x1b[?1049l\r\n\r\n\r\n\r\n"],
+    [b"\x1b[7m\x1b[?1049h"], [b"\x1b[7m\x1b[?1047h"], [b"\x1b[4m\x1b[?47h"],  # the alternate screen, cleared
 ])
 def test_blanks_made_while_a_decoration_is_on_do_not_take_it_as_in_xterm_and_tmux(reads):
     """pyavt gives blanks the whole pen: a line feed at the bottom with inverse on left a bar
