@@ -5,9 +5,9 @@ Each mix (`vt_mix`: seeded; what it leaves out and why is said there) is written
 pane of 20x6 by `cat`, with the line discipline's output processing off so that a bare LF
 stays a bare LF, and fed to a `Screen` -- the emulator a tab runs -- in random pieces (cut
 anywhere: inside an escape sequence, inside a UTF-8 character; a piece written on its own is
-a read of its own), with frames taken between
-some of them as a watching UI takes them (`take_update`, which also flushes the held-back
-lines of a flood at a different point each time). What a UI would then show -- the frames
+a read of its own), with frames taken between some of them as a watching UI takes them
+(`take_update`, which also flushes the held-back lines of a flood at a different point each
+time). What a UI would then show -- the frames
 applied one over the other -- must be tmux's screen cell for cell, characters and attributes
 as tmux's capture shows them; the cursor where tmux has it; the history the same lines.
 
