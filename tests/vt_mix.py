@@ -35,7 +35,6 @@ odd one out, or the standards disagree:
 - ICH within two columns of the right edge inserts too few blanks in tmux (20 columns
   `abc..rst`, CHA 18, ICH 2 keeps the `s`; CHA 19, ICH 2 changes nothing): ICH comes after
   a CHA further left.
-- Bold and faint at once: pyavt keeps one intensity, tmux both. SGR 22 comes before either.
 - When ED 2 scrolls the screen into the history, tmux counts a row as used if anything was
   ever written to it (blanks too); pyavt's cells cannot tell a row of blanks from an empty
   one. The test does not compare blank history lines.
@@ -50,8 +49,8 @@ Where pyavt, under our screen, is the odd one out:
   (not text that wraps at the bottom: that row keeps the pen); elsewhere a decoration is only
   a short span at a row's start, closed at once.
 
-And three that are known and not mended (each rare in what programs print; mending them
-outside pyavt would take a second record of the margins or of insert mode beside its own):
+And four that are known and not mended (each rare in what programs print; mending the first
+three outside pyavt would take a second record of the margins or of insert mode beside its own):
 
 - IL and DL with the cursor outside the margins change rows in pyavt; xterm and tmux ignore
   them: the mixes send them inside.
@@ -59,6 +58,8 @@ outside pyavt would take a second record of the margins or of insert mode beside
   DL comes only below the top row.
 - In insert mode pyavt moves the rest of the row one cell for a wide character, not two: the
   wide mixes do not use insert mode.
+- Bold and faint at once: pyavt keeps one intensity (the last set), tmux and xterm both. SGR
+  22 comes before either.
 """
 
 from __future__ import annotations
