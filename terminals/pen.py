@@ -17,25 +17,26 @@ DECRC, SCORC and `?1048l`/`?1049l` bring it back; RIS and DECSTR reset it.
 
 Looking at every SGR of a coloured flood for a decoration would cost half as much again as
 the rest of the screen's work on it (30 MB of coloured lines: 0.08 s more on 0.15 s), so the
-text is read only while a decoration is on (or saved), and otherwise looked at
-only where it is cheap: a chunk of at most LOOK_SMALL characters (what a program prints at a
-time when it is not flooding), a larger one the screen's scanners look at anyway (not those
-its one quiet look lets through, `quiet`), and plain lines where they are drawn (the lines a
-flood scrolls past unseen are never drawn: `screen_held`). Looked at, an SGR that turns a
-decoration on among its first parameters is noticed -- `CSI 7 m`, `CSI 4 m`, `CSI 0;1;4 m`,
-`CSI 7;31 m`: how tput, curses, chalk and crossterm send them -- or after a first `0` (`CSI
-0;38;5;208;4 m`, and the pen pyavt's `dump` writes, which held lines carry). A decoration
-turned on elsewhere (`CSI 1;31;4 m`, or in a large chunk with nothing for the scanners) is
-missed until it is turned off, and its blanks stay as pyavt makes them. Text that wraps at
-the bottom of the screen also scrolls a row in with the pen: that row keeps it too.
+text is read only while a decoration is on (or saved), and otherwise looked at only where it
+is cheap: a chunk of at most LOOK_SMALL characters (what a program prints at a time when it is
+not flooding), a larger one the screen's scanners look at anyway (not those its one quiet look
+lets through, `quiet`), and plain lines where they are drawn (the lines a flood scrolls past
+unseen are never drawn: `screen_held`). Looked at, an SGR that turns a decoration on after
+nothing but one-digit parameters is noticed -- `CSI 7 m`, `CSI 4 m`, `CSI 0;1;4 m`, `CSI
+1;3;4;31 m`: how tput, curses, chalk, crossterm and rich send them -- or after a first `0`
+(`CSI 0;38;5;208;4 m`, and the pen pyavt's `dump` writes, which held lines carry). A
+decoration turned on elsewhere (`CSI 31;4 m`, or in a large chunk with nothing for the
+scanners) is missed until it is turned off, and its blanks stay as pyavt makes them. Text
+that wraps at the bottom of the screen also scrolls a row in with the pen: that row keeps it
+too.
 """
 
 from __future__ import annotations
 
 import re
 
-# An SGR that turns a decoration on among its first parameters (see the docstring).
-_STARTS = re.compile(r"\x1b\[(?:(?:[0-9];){0,2}|0;[0-9:;]*;)[479][;m]")
+# An SGR that turns a decoration on after one-digit parameters or a first 0 (see the docstring).
+_STARTS = re.compile(r"\x1b\[(?:(?:[0-9];)*|0;[0-9:;]*;)[479][;m]")
 # What the pen follows, and what makes blanks.
 _EVENTS = re.compile(r"\x1b\[(?P<sgr>[0-9:;]*)m|(?P<save>\x1b7|\x1b\[s|\x1b\[\?1048h)"
                      r"|(?P<restore>\x1b8|\x1b\[u|\x1b\[\?104[89]l)|(?P<reset>\x1bc|\x1b\[!p)"

@@ -237,7 +237,7 @@ def decorated_blanks(screen: Screen) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("reads", [
     [b"\x1b[7m", b"WARNING\r\n", b"\x1b[27m"],  # tput smso; echo WARNING; tput rmso
     [b"\x1b[4mTitle\r\n\x1b[24m"],
-    [b"\x1b[0;1;9mgone\r\n\r\n\x1b[0m"],
+    [b"\x1b[0;1;9mgone\r\n\r\n\x1b[0m"], [b"\x1b[1;3;4;31mrich\r\n\r\n\x1b[0m"],
     [b"\x1b[7m", b"".join(b"%d\r\n" % n for n in range(3000))],  # a flood: held back, then drawn
     [b"\x1b[7;31mred\x1b[K\x1b[2X\x1b[3@\x1b[P\x1b[L\x1b[S\x1b[T\x1bM\x1bD\x1bE\x1b[2J"],
     [b"\x1b[4m\x1b7\x1b[24m\x1b8\r\n\r\n\r\n\r\n"],  # DECRC brings underline back
