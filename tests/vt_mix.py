@@ -208,7 +208,7 @@ class _Writer:
     def standout(self) -> list[str]:
         """`tput smso`, then what makes blanks and short text, then `tput rmso` (see the
         docstring): the first piece is written on its own."""
-        on, off = self.rng.choice(DECORATIONS[:5] + [("0;38;5;208;4", "0"), ("1;3;4;31", "0")])
+        on, off = self.rng.choice(DECORATIONS[:5] + [("0;38;5;208;4", "0"), ("3;5;4;31", "0")])
         inside = [f"\x1b[1G{self.rng.choice(['ab', 'link', 'x y z'] if not self.wide else ['ab', 'link'])}"
                   if self.rng.random() < 0.3 else self.blanks() for _ in range(self.rng.randint(1, 6))]
         return [f"\x1b[{on}m", *inside, f"\x1b[{off}m"]
