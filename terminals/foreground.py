@@ -61,6 +61,21 @@ def name_of(pid: int) -> str | None:
         return None
 
 
+def ended(pid: int) -> bool:
+    """Whether process `pid` has ended: a zombie its parent has not reaped yet, or gone (False
+    where /proc cannot tell)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            state = stat.read().rsplit(b")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):
+        return False
+    return state in (b"Z", b"X")
+
+
 def _ps(field: str, pid: int) -> str:
     try:
         return subprocess.run(["ps", "-o", field, "-p", str(pid)], capture_output=True, text=True,
@@ -79,12 +94,19 @@ class ForegroundCommand:
         self._argv: list[str] = []
         self._read_at = self._looked_at = -1e9
         self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
+        self._ended = False
 
     @property
     def leader_in_front(self) -> bool:
         """The tab's own program holds its terminal (a shell at its prompt): nothing it started
         runs in the foreground. As of the last `get`."""
         return self._group == self.leader
+
+    @property
+    def ended(self) -> bool:
+        """The tab's own program has ended, though it may not be reaped yet (its terminal then
+        has no foreground group, and only the tab's command names what ran). As of the last `get`."""
+        return self._ended
 
     def get(self, now: float | None = None) -> list[str]:
         """The foreground argv, or [] when it cannot be known (then the tab's own command counts)."""
@@ -94,7 +116,7 @@ class ForegroundCommand:
         self._looked_at = now
         group = foreground_group(self.leader)
         if group is None:
-            self._group, self._argv = None, []
+            self._group, self._argv, self._ended = None, [], ended(self.leader)
             return self._argv
         name = name_of(group)
         if group != self._group or name != self._name or now - self._read_at >= REFRESH:

@@ -142,5 +142,7 @@ def test_agent_known_by_its_process_stays_known_once_it_exits(serve, tmp_path):
     wait_until(lambda: (v := explain(host, "Claude"))["kind"] == "claude" and v["identified_by"] == "command",
                10, 0.05, what="known as Claude by its process")
     assert host.run("terminal-key", "Claude", "enter").returncode == 0
-    view = wait_until(lambda: (v := explain(host, "Claude"))["state"] == "exited" and v, 10, 0.05, what="exited")
-    assert view["kind"] == "claude" and view["evidence"] == "exited with code 0", view
+    # (exited as soon as the program has ended; its code once the host has reaped it)
+    view = wait_until(lambda: (v := explain(host, "Claude"))["evidence"] == "exited with code 0" and v, 10, 0.05,
+                      what="exited with its code")
+    assert view["kind"] == "claude" and view["state"] == "exited", view

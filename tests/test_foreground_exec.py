@@ -35,3 +35,25 @@ def test_an_exec_in_the_foreground_is_seen_at_the_next_look():
         assert foreground.get(later) == ["sleep", "1000"]
     finally:
         pty.kill()
+
+
+def test_a_program_that_ended_and_is_not_reaped_yet_is_seen_as_ended():
+    """`sh -c 'exec claude'`: when Claude quits, its process is a zombie until the host reaps
+    it. Meanwhile the terminal has no foreground group, and the tab's command (a shell) was
+    all that named the agent: the tab showed as a shell between Claude's end and its exit
+    (seen in CI). `ended` says the program is over before the reaper does."""
+    pty = spawn(["sh", "-c", "read line; exec true"], cwd=None, env=dict(os.environ), cols=80, rows=24)
+    try:
+        foreground = ForegroundCommand(pty.pid)
+        start = time.monotonic()
+        assert foreground.get(start) and not foreground.ended
+        pty.write(b"go\n")
+        wait_until(lambda: state(pty.pid) == "Z", 10, 0.01, what="a zombie nobody reaped")
+        assert foreground.get(start + LOOK_EVERY + 0.01) == [] and foreground.ended
+    finally:
+        pty.kill()
+
+
+def state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0]

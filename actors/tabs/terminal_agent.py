@@ -55,7 +55,10 @@ class TerminalAgent:
             last_output = self._last_output or None
         running, foreground = self._running, self._foreground
         live = foreground.get(now) if running and foreground is not None else []
+        # (A program that ended is not running, reaped or not: `sh -c 'exec claude'` read as a
+        # shell between Claude's end and the reaper's turn.)
+        over = not running or (foreground is not None and foreground.ended)
         return ScreenFacts(rows, cursor, title, alt_screen, notes, now, last_output, self._started_at,
-                           not running and self._started_at is not None, self._exit_code,
+                           over and self._started_at is not None, self._exit_code,
                            live or self.spec.command, bool(live) and foreground is not None
                            and foreground.leader_in_front)
