@@ -27,10 +27,7 @@ def foreground_group(pid: int) -> int | None:
     """The foreground process group of `pid`'s controlling terminal, or None."""
     if sys.platform.startswith("linux"):
         try:
-            with open(f"/proc/{pid}/stat", "rb") as stat:
-                # "pid (comm) state ppid pgrp session tty_nr tpgid ...": comm may hold ") "
-                fields = stat.read().rsplit(b")", 1)[1].split()
-            tpgid = int(fields[5])
+            tpgid = int(_stat_fields(pid)[5])
         except (OSError, IndexError, ValueError):
             return None
         return tpgid if tpgid > 0 else None
@@ -67,13 +64,19 @@ def ended(pid: int) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            state = stat.read().rsplit(b")", 1)[1].split()[0]
+        state = _stat_fields(pid)[0]
     except FileNotFoundError:
         return True
     except (OSError, IndexError):
         return False
     return state in (b"Z", b"X")
+
+
+def _stat_fields(pid: int) -> list[bytes]:
+    """The fields of /proc/PID/stat after the process's name: state, ppid, pgrp, session,
+    tty_nr, tpgid, ... (the name may hold ") ", hence the last one splits). Raises OSError."""
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return stat.read().rsplit(b")", 1)[1].split()
 
 
 def _ps(field: str, pid: int) -> str:
