@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from ..protocol import ipc
 from ..terminals.env import undo_locale_coercion
 from .commands import coordinator, host, peers, terminal
+from .output import error_json, errors_as_json
 
 COMMAND_MODULES = (terminal, host, coordinator, peers)
 
@@ -26,13 +27,19 @@ the foreground; every other command talks to the running host over its local soc
 
 EPILOG = """\
 exit codes: 0 ok, 1 the host refused or failed, 2 usage, 3 no host reachable, 4 timed out.
+With --json, a failure is also one line on stdout: {"error": {"code", "message", "exit"}}.
 `tiki help peer` prints the briefing for an AI running in a tab."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with the usage line
         self.print_usage(sys.stderr)
+        error_json(f"{self.prog}: {message}", ipc.EXIT_USAGE)  # (when the line asked for JSON)
         self.exit(ipc.EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+# The options that ask for JSON output: with one of them, failures are JSON on stdout too.
+_WANTS_JSON = {"--json", "--cells"}
 
 
 class _Described:
@@ -79,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     undo_locale_coercion()  # (before anything is started with this environment: the host, tabs)
     parser = build_parser()
     own, child = split_command(sys.argv[1:] if argv is None else list(argv))
+    errors_as_json(bool(_WANTS_JSON.intersection(own)))  # (for usage errors: nothing is parsed yet)
     args, extra = parser.parse_known_args(own)
     if extra:  # (what parse_args says, with the command's own hint when it has one)
         hint = getattr(args, "extra_hint", None)
@@ -91,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"tikitaka {version('tikitaka')}")
         return 0
+    errors_as_json(any(getattr(args, option[2:], False) is True for option in _WANTS_JSON))
     if args.func is None:
         from .tui import run_tui  # imported only here: the TUI pulls in Textual
 

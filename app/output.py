@@ -1,5 +1,9 @@
 """Turning host replies and client errors into what a user reads, and exit codes: 0 only when
-the host confirmed; 3 when no host could be reached; 4 when it timed out or stayed busy."""
+the host confirmed; 3 when no host could be reached; 4 when it timed out or stayed busy.
+
+With `--json` a failure is also one JSON object on stdout, so a script reading the command's
+JSON needs no second parser for its errors:
+`{"error": {"code": "unknown_tab", "message": "...", "exit": 1, ...the host's details}}`."""
 
 from __future__ import annotations
 
@@ -11,13 +15,37 @@ from typing import Any, Callable, Mapping
 
 from ..protocol import ipc, paths, schema
 from ..protocol.ops import Op
-from .client import ClientTimeout, HostError, NoHost, call
+from .client import ClientTimeout, HostBusy, HostError, NoHost, call
 from .host_start import hung_host, stopped_host
 
+# The error code of a failure the host did not name (it was not reached, or not asked).
+CLIENT_ERRORS = {ipc.EXIT_REFUSED: "failed", ipc.EXIT_USAGE: "usage", ipc.EXIT_NO_HOST: "no_host",
+                 ipc.EXIT_TIMEOUT: "timeout"}
 
-def fail(message: str, code: int = ipc.EXIT_REFUSED) -> int:
+_errors_as_json = False
+
+
+def errors_as_json(on: bool) -> None:
+    """From here on, failures are also printed as JSON on stdout (the command has `--json`)."""
+    global _errors_as_json
+    _errors_as_json = on
+
+
+def fail(message: str, code: int = ipc.EXIT_REFUSED, error: str | None = None,
+         details: Mapping[str, Any] | None = None) -> int:
+    """Say `message` on stderr (and as JSON on stdout under `--json`); returns the exit `code`.
+    `error` names the failure for scripts (the host's error code, or `CLIENT_ERRORS`)."""
     print(f"tiki: {message}", file=sys.stderr)
+    error_json(message, code, error, details)
     return code
+
+
+def error_json(message: str, code: int, error: str | None = None, details: Mapping[str, Any] | None = None) -> None:
+    """Under `--json`, the failure as one JSON object on stdout; otherwise nothing."""
+    if _errors_as_json:
+        body = {**(details or {}), "code": error or CLIENT_ERRORS.get(code, "failed"), "message": message,
+                "exit": code}
+        print(json.dumps({"error": body}, ensure_ascii=False), flush=True)
 
 
 def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | None = 30.0,
@@ -32,17 +60,22 @@ def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | N
     # A stopped host (Ctrl+Z on `tiki serve`, SIGSTOP) takes the connection and answers
     # nothing: said at once, not after the timeout (`tiki ask` has none: it waited for ever).
     if (stopped := stopped_host(paths.socket_path())) is not None:
-        return fail(stopped, ipc.EXIT_TIMEOUT), None
+        return fail(stopped, ipc.EXIT_TIMEOUT, "host_stopped"), None
     try:
         return ipc.EXIT_OK, call(op.name, args, timeout=timeout, on_event=on_event)
     except NoHost as exc:
         return fail(str(exc) + _elsewhere(), ipc.EXIT_NO_HOST), None
     except ClientTimeout as exc:
         if hung:
-            return fail(hung_host(paths.socket_path()), ipc.EXIT_TIMEOUT), None
-        return fail(str(exc), ipc.EXIT_TIMEOUT), None
+            return fail(hung_host(paths.socket_path()), ipc.EXIT_TIMEOUT, "host_hung"), None
+        return fail(str(exc), ipc.EXIT_TIMEOUT, "busy" if isinstance(exc, HostBusy) else "timeout"), None
     except HostError as exc:
-        return fail(exc.message, ipc.exit_code_for(exc.code)), None
+        return host_failed(exc), None
+
+
+def host_failed(exc: HostError, prefix: str = "") -> int:
+    """The host's own error: its message, its code and details for scripts, its exit code."""
+    return fail(prefix + exc.message, ipc.exit_code_for(exc.code), exc.code, exc.details)
 
 
 def _elsewhere() -> str:

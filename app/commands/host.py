@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ...protocol import ipc, ops, paths
-from ..output import fail, print_json, request
+from ..output import fail, host_failed, print_json, request
 
 
 def add_commands(sub: Any) -> None:
@@ -142,7 +142,7 @@ def _shutdown_all() -> int:
             codes.append(fail(f"the host on {host.socket} (pid {host.pid}) did not answer within 10 s: "
                               f"`kill {host.pid}` stops it", ipc.EXIT_TIMEOUT))
         except HostError as exc:
-            codes.append(fail(f"the host on {host.socket}: {exc.message}", ipc.exit_code_for(exc.code)))
+            codes.append(host_failed(exc, f"the host on {host.socket}: "))
         else:
             print(f"host on {host.socket} stopping (pid {host.pid}, serving {host.workspace})")
     return next((code for code in codes if code), 0)
@@ -198,7 +198,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     except ClientTimeout as exc:
         return fail(str(exc), ipc.EXIT_TIMEOUT)
     except HostError as exc:
-        return fail(exc.message, ipc.exit_code_for(exc.code))
+        return host_failed(exc)
     for entry in events:
         print(print_json_line(entry) if args.json else format_event(entry))
     return 0
