@@ -1,6 +1,7 @@
 """Issue 12's acceptance through a real outer terminal: the real `tiki` binary runs in a tmux
 pane; a Claude stand-in in a background tab reaches its permission prompt; the tab bar shows the
-waiting badge and the notification sequences reach the outer terminal.
+waiting badge and the notification sequences reach the outer terminal, and each tab's agent state
+as the host says it (`idle`, `working`, `waiting`), in front or behind.
 
 What the outer terminal receives is what the TUI writes to its pane: `tmux pipe-pane` copies
 every byte the pane's program outputs to a file, before tmux interprets any of it."""
@@ -37,6 +38,7 @@ def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal
         outer.start_ui(tmp_path / "ws.toml", BASH + CLAUDE)  # sh in front, Claude in the background
         assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
         assert b"\x1b]9;" not in received.read_bytes()  # nothing to say yet
+        outer.wait("w0", "Claude idle")
 
         sent = tiki(tiki_env, "terminal-send", "Claude", "make a demo dir")
         assert sent.returncode == 0, sent.stderr
@@ -51,6 +53,11 @@ def test_a_background_tab_waiting_gets_a_badge_and_an_osc9_on_the_outer_terminal
 
         outer.keys("w0", "C-\\", "2")  # show the tab: the badge is seen
         wait_until(lambda: "! needs you" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
+        # what the tab still is, in front: waiting (its output is quiet: it was shown as "idle")
+        assert "Claude waiting" in outer.wait("w0", "Claude waiting", timeout=5).splitlines()[0]
+        outer.keys("w0", "1")  # yes: it works on, then is idle at its input box again
+        outer.wait("w0", "Claude working")
+        outer.wait("w0", "Claude idle", timeout=20)
     finally:
         outer.close()
 

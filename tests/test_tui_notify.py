@@ -13,6 +13,7 @@ from conftest import BASH_TAB
 from tui_helpers import PREFIX, attach, until
 
 from tikitaka.actors.host import Host
+from tikitaka.app.tui.messages import HostEvent
 from tikitaka.protocol.settings import NotifySettings, Settings
 
 CLAUDE = Path(__file__).parent / "standins" / "claude_standin.py"
@@ -100,3 +101,29 @@ async def test_a_chatty_program_gets_one_toast_at_a_time(plain_hosts):
         await until(pilot, lambda: any("note 6" in w for w in app.notifier.written), what="the sixth notification")
         assert [t for t in toasts(app) if "note" in t] == ["bg: note 1"], toasts(app)
     app.client.close()
+
+
+async def test_the_tab_bar_shows_each_tabs_agent_state_and_keeps_the_newer(notify_host):
+    """The tab bar says what the host says of each tab (`idle`, `working`, `waiting`), from the
+    agent-state events as they come; a tab list made before a state change and arriving after
+    its event does not take the tab back to the older state."""
+    host = notify_host()
+    app = attach(host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: "Claude idle" in bar(app) and "sh idle" in bar(app), what="both idle")
+        submit(host, "make a demo dir")  # Claude works, then asks for permission
+        await until(pilot, lambda: "Claude working" in bar(app), what="working")
+        await until(pilot, lambda: "! needs you" in bar(app), what="waiting, behind")
+        await pilot.press(PREFIX, "2")  # in front: the state itself, no badge
+        await until(pilot, lambda: "Claude waiting" in bar(app), what="waiting, in front")
+
+        claude = next(t for t in app.tabs if t.name == "Claude")
+        waited_since = claude.agent["since"]
+        stale = [{**vars(t), "agent": {**t.agent, "state": "working", "since": waited_since - 5}}
+                 if t.name == "Claude" else dict(vars(t)) for t in app.tabs]
+        app.post_message(HostEvent({"kind": "tabs", "tabs": stale}))
+        await pilot.pause(0.2)
+        assert "Claude waiting" in bar(app)  # the older list did not win
+        newer = [{**row, "agent": {**row["agent"], "state": "idle", "since": waited_since + 1}} for row in stale]
+        app.post_message(HostEvent({"kind": "tabs", "tabs": newer}))
+        await until(pilot, lambda: "Claude idle" in bar(app), what="a newer list is taken")

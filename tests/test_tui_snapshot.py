@@ -10,7 +10,7 @@ FIXED = (
     '"printf \'\\\\033[31mred\\\\033[0m \\\\033[1mbold\\\\033[0m \\\\033[38;5;45m256\\\\033[0m '
     '\\\\033[38;2;255;128;0mtruecolor\\\\033[0m 한국어 \\\\033[7mreverse\\\\033[0m\\\\n\'; '
     'stty -echo; exec sleep 600"]\n'
-    '[[tab]]\nname = "Claude"\ncommand = ["sleep", "600"]\nrole = "peer"\n'
+    '[[tab]]\nname = "Claude"\ncommand = ["sh", "-c", "echo ready; exec sleep 600"]\nrole = "peer"\n'
 )
 
 
@@ -24,8 +24,9 @@ def test_main_screen_snapshot(snap_compare, tmp_path):
 
     async def settle(pilot):
         await until(pilot, lambda: "truecolor" in screen_text(app), what="demo output")
-        await until(pilot, lambda: all(t.activity == "idle" for t in app.tabs) and len(app.tabs) == 2,
-                    timeout=10, what="idle badges")
+        # both quiet for 1.5 s: idle, as the host says, and they stay so (nothing prints again)
+        await until(pilot, lambda: len(app.tabs) == 2 and all(t.agent["state"] == "idle" for t in app.tabs),
+                    timeout=10, what="idle in the tab bar")
         await pilot.pause(0.3)
 
     try:

@@ -29,6 +29,8 @@ class HostEvents:
     program_copied: Any
     _set_tabs: Any
     _note_exit: Any
+    tabs: list[Any]
+    active_id: int | None
 
     def _from_host(self, event: dict[str, Any]) -> None:
         """The session's reader thread: screen frames wait merged (frame_inbox), the rest queue."""
@@ -47,7 +49,7 @@ class HostEvents:
         elif kind == "clipboard":
             self.program_copied(event)
         elif kind == "tabs":
-            self._set_tabs(event["tabs"])
+            self._set_tabs([self._newer_agent(row) for row in event["tabs"]])
         elif kind == "tab_exited":
             self._note_exit(event["tab"], event["name"], event["exit_code"])
         elif kind == "chat":
@@ -69,12 +71,31 @@ class HostEvents:
         elif kind == "backlog":
             show_backlog(self.panel, event["events"])
         elif kind in ("agent_state", "agent_notice"):
+            if kind == "agent_state":
+                self._agent_changed(event)
             self.notifier.event(event)
         elif kind == "backend":
             self.panel.set_ai_available(event.get("problem"))
         elif kind == "error" and event.get("ref") not in self.client.quiet_refs:
             self.view.copy.refused(event.get("ref"))  # (a history page that will not come)
             self.on_panel_note(PanelNote(f"host: {event['message']}", "red"))  # (a toast too while the panel is hidden)
+
+    def _agent_changed(self, event: dict[str, Any]) -> None:
+        """A tab's new agent state, for the tab bar (the tab list comes only when a tab changes
+        otherwise: opened, closed, renamed, exited, quiet or printing)."""
+        for tab in self.tabs:
+            if tab.id == event["tab"] and ((tab.agent or {}).get("since") or 0) <= event["since"]:
+                tab.agent = {**(tab.agent or {}), "kind": event["agent"], "state": event["state"],
+                             "since": event["since"], "reason": event.get("rule", "")}
+                self.tab_bar.set_tabs(self.tabs, self.active_id)
+
+    def _newer_agent(self, row: dict[str, Any]) -> dict[str, Any]:
+        """`row` of a tab list, with the agent state this UI already has when that is the newer:
+        a list made before a state change can arrive after the change's event."""
+        known = next((tab.agent for tab in self.tabs if tab.id == row["id"] and tab.agent), None)
+        if known and (known.get("since") or 0) > ((row.get("agent") or {}).get("since") or 0):
+            return {**row, "agent": known}
+        return row
 
     def on_detached(self, message: Detached) -> None:
         self.detached_reason = message.reason

@@ -1,6 +1,7 @@
-"""The tab bar: every tab's number, name and badges (needs you / done, set by notify.py;
-running/exited, idle/busy, handshake), and a `PREFIX` mark while tikitaka waits for the key
-after the prefix. A click on a tab shows it."""
+"""The tab bar: every tab's number, name and badges (needs you / done, set by notify.py), its
+agent state as the host says it (working, waiting, idle, starting; `busy` for a program no rule
+describes while it prints) or that it exited, a peer's handshake, and a `PREFIX` mark while
+tikitaka waits for the key after the prefix. A click on a tab shows it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,17 @@ from textual.widgets import Static
 from .notify import BADGES
 
 HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
+# The agent states a running tab shows (terminals/agent_state); `unknown` shows the output's activity.
+STATE_STYLE = {"working": "yellow", "waiting": "bold yellow", "idle": "green", "starting": "dim"}
+
+
+def state_word(tab: Any) -> tuple[str, str] | None:
+    """(word, style) for a running tab: its agent state, or `busy` for a program no rule
+    describes (a full-screen program, `unknown`) while it prints; None when there is nothing to say."""
+    state = (getattr(tab, "agent", None) or {}).get("state")
+    if state in STATE_STYLE:
+        return state, STATE_STYLE[state]
+    return ("busy", "yellow") if tab.activity == "busy" else None
 
 
 class TabBar(Static):
@@ -63,12 +75,13 @@ class TabBar(Static):
 
     def _piece(self, number: int, tab: Any) -> Text:
         text = Text(f" {number} {tab.name} ", style="bold reverse" if tab.id == self.active_id else "bold")
-        if tab.id in self.badges:
-            text.append(*BADGES[self.badges[tab.id]])
+        badge = self.badges.get(tab.id)
+        if badge is not None:
+            text.append(*BADGES[badge])
         if not tab.running:
             text.append(f"exited ({tab.exit_code}) ", style="red")
-        else:
-            text.append("busy " if tab.activity == "busy" else "idle ", style="yellow" if tab.activity == "busy" else "green")
+        elif (word := state_word(tab)) is not None and not (badge == word[0] == "waiting"):  # (said once)
+            text.append(f"{word[0]} ", style=word[1])
         if tab.role == "peer":
             state = self.handshakes.get(tab.name.casefold(), "not_connected")
             text.append(f"[{HANDSHAKE_BADGE.get(state, state)}] ", style="cyan" if state == "connected" else "dim")
