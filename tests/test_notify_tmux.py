@@ -87,5 +87,12 @@ def test_a_programs_bell_rings_the_outer_terminal_from_any_tab_and_badges_one_be
         wait_until(lambda: bells(received.read_bytes()) > before, 10, 0.1, what="the background tab's bell")
         outer.keys("w0", "C-\\", "2")  # shown: heard
         wait_until(lambda: "* bell" not in outer.screen("w0").splitlines()[0], 10, 0.1, what="the badge cleared")
+
+        # A program's notification is its text, brackets and all: read as markup, `[/]` took
+        # the UI down (a MarkupError) and `[abc]` vanished from the toast.
+        outer.keys("w0", "C-\\", "1")
+        assert tiki(tiki_env, "terminal-send", "bg", r"printf '\e]9;build [abc] done [/]\a'").returncode == 0
+        outer.wait("w0", "build [abc] done [/]")
+        assert tiki(tiki_env, "status").stdout.count("showing") == 1  # the UI is still attached
     finally:
         outer.close()

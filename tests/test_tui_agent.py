@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import BASH_TAB
 from fake_ollama import Reply
+from textual.widgets import Label
 from tui_helpers import PREFIX, attach, make_app, screen_text, stop, until
 
 from tikitaka.app.tui import settings_store
@@ -47,10 +48,17 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         await until(pilot, lambda: "\nai-42" in screen_text(app), what="the command ran in sh")
 
 
+def dialog_text(app) -> str:
+    return "\n".join(str(label.render()) for label in app.screen.query(Label))  # as drawn
+
+
 async def test_denied_consent_types_nothing(agent):
+    # The question shows exactly what would be typed: brackets are text, not markup (`ls [abc]`
+    # was shown as `ls `, and a `[/]` took the UI down with a MarkupError).
+    typed = "echo never-$((1+1)) [abc] [bold]x[/bold] [/]"
     a = agent()
     a.fake.script(
-        Reply.action("send_to_terminal", tab="sh", text="echo never-$((1+1))"),
+        Reply.action("send_to_terminal", tab="sh", text=typed),
         Reply.action("done", message="ok, I did not"),
     )
     app = attach(a.host)
@@ -59,6 +67,8 @@ async def test_denied_consent_types_nothing(agent):
         await ai_mode(pilot, app)
         await pilot.press(*"try it", "enter")
         await until(pilot, lambda: type(app.screen).__name__ == "ConsentScreen", what="consent dialog")
+        assert dialog_text(app).startswith("The coordinator wants to type into shell tab 'sh' and press Enter:\n"
+                                           + typed), dialog_text(app)
         await pilot.click("#deny")
         await until(pilot, lambda: "coordinator ok, I did not" in log_text(app), what="answer")
         assert "never-2" not in screen_text(app)

@@ -59,10 +59,11 @@ async def test_new_tab_dialog_unique_name_error_in_place_and_switch(tmp_path):
             await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
             name = app.screen.query_one("#new-name", Input)
             assert name.value == "shell-2"  # "shell" is taken
-            app.screen.query_one("#new-cwd", Input).value = str(tmp_path / "no-such-dir")
+            # (brackets are text: as markup, `[/]` took the UI down and `[abc]` was not shown)
+            app.screen.query_one("#new-cwd", Input).value = str(tmp_path / "no-such-dir [abc] [/]")
             await pilot.press("enter")
             error = app.screen.query_one("#new-error", Label)
-            await until(pilot, lambda: "no-such-dir" in str(error.render()), what="the error in the dialog")
+            await until(pilot, lambda: "no-such-dir [abc] [/]" in str(error.render()), what="the error in the dialog")
             assert isinstance(app.screen, NewTabScreen) and name.value == "shell-2"  # kept for a fix
             app.screen.query_one("#new-cwd", Input).value = str(tmp_path)
             await pilot.press("enter")

@@ -99,7 +99,7 @@ class AgentPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
-        yield Label("", id="agent-status")
+        yield Label("", id="agent-status", markup=False)
         with Horizontal(id="agent-input-row"):
             yield Label(f" {self.mode} ", id="mode-badge")
             yield ModeInput(self, id="agent-input", placeholder="CHT: type into the active tab")

@@ -64,7 +64,7 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
             yield TextField(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
             yield TextField(placeholder="command (default: your shell)", id="new-command")
             yield TextField(placeholder="working directory (default: here)", id="new-cwd")
-            yield Label("", id="new-error", classes="dialog-error")
+            yield Label("", id="new-error", classes="dialog-error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Open", variant="primary", id="open")
                 yield Button("Cancel", id="cancel")
@@ -130,9 +130,10 @@ class RenameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Rename tab '{self.current}'", classes="dialog-title")
+            yield Label(f"Rename tab '{self.current}'", classes="dialog-title", markup=False)
             yield TextField(value=self.current, id="rename")
-            yield Label("Enter renames, Escape cancels", id="rename-error", classes="dialog-error dialog-hint")
+            yield Label("Enter renames, Escape cancels", id="rename-error", classes="dialog-error dialog-hint",
+                        markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         new = event.value.strip()
@@ -167,7 +168,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-title")
+            yield Label(self.question, classes="dialog-title", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
                 yield Button(f"{self.no} (n)", id="no")
@@ -190,10 +191,10 @@ class ConsentScreen(ModalScreen[str]):
         self.tab, self.tool, self.args = tab, tool, args
 
     def compose(self) -> ComposeResult:
-        what = self.args.get("text") or self.args.get("key") or ""
+        question, what = consent_question(self.tool, self.tab, self.args)
         with Vertical(classes="dialog"):
-            yield Label(f"The coordinator wants to {self.tool} in shell tab '{self.tab}':", classes="dialog-title")
-            yield Label(str(what)[:500], classes="consent-text")
+            yield Label(question, classes="dialog-title", markup=False)
+            yield Label(what, classes="consent-text", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once", variant="primary", id="once")
                 yield Button(f"Always for {self.tab}", id="always")
@@ -201,6 +202,20 @@ class ConsentScreen(ModalScreen[str]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id or "deny")
+
+
+CONSENT_SHOWN = 500  # characters of the text shown; the rest is counted
+
+
+def consent_question(tool: str, tab: str, args: dict[str, Any]) -> tuple[str, str]:
+    """(the question, what would be typed or pressed), in the user's words, not the tool's
+    name: a small model's text may be anything, Enter alone included, and all of it is said."""
+    if tool == "send_key":
+        return f"The coordinator wants to press a key in shell tab '{tab}':", str(args.get("key", ""))
+    text = str(args.get("text", ""))
+    shown = text[:CONSENT_SHOWN] + (f"… ({len(text) - CONSENT_SHOWN} more characters)" if len(text) > CONSENT_SHOWN else "")
+    return (f"The coordinator wants to type into shell tab '{tab}' and press Enter:",
+            shown if text.strip() else f"(nothing but {'blanks and ' if text else ''}Enter)")
 
 
 def help_text(prefix: str) -> str:

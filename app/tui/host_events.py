@@ -104,7 +104,7 @@ class HostEvents:
     def on_panel_note(self, message: PanelNote) -> None:
         self.panel.write(message.text, message.style)
         if self.panel.hidden and message.style == "red":  # (a refused command must not go unseen)
-            self.notify(message.text, severity="error", timeout=8)  # type: ignore[attr-defined]
+            self.notify(message.text, severity="error", timeout=8, markup=False)  # type: ignore[attr-defined]
 
     def _ask_consent(self, question: dict[str, Any]) -> None:
         request_id = question["request_id"]

@@ -113,7 +113,7 @@ class Notifier:
         # toasts over the tab's text for their whole 8 s); your terminal still gets each.
         own = reason not in ("waiting", "done")
         if self.settings["toast"] and not (own and now - self._toasted.get(tab, -TOAST_FOR) < TOAST_FOR):
-            self.app.notify(body or title, title=title, severity=severity, timeout=TOAST_FOR)
+            self.app.notify(body or title, title=title, severity=severity, timeout=TOAST_FOR, markup=False)
             if own:
                 self._toasted[tab] = now
         self._outer(title, body)
