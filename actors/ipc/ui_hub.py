@@ -12,8 +12,9 @@ size the tabs follow, and everything the UIs must hear.
 - Events: the host's bus (tabs, bot-chat, coordinator progress, consent requests, peers,
   failures) goes out to every session, encoded once; what the agent panel logs is also kept
   for UIs that attach later (`ui_backlog`). One hub thread does it, so no publisher ever waits
-  for a UI; it also polls the tab list once a second while UIs are attached (the idle/busy
-  badges) and says so only when something changed.
+  for a UI; it also polls the tab list once a second while UIs are attached (output activity:
+  the tab bar's `busy` for programs no agent rule describes) and says so only when something
+  changed. Agent states reach the UIs as their own events, as they change.
 - Consent: while any UI is attached the coordinator asks before typing into a shell tab and
   any UI may answer; when the last one leaves, the questions still open are denied (and new
   ones are, unless allow_shell).
