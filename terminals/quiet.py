@@ -21,15 +21,15 @@ import re
 
 from . import clusters
 
-# After an ESC: an OSC/DCS/APC string, RIS, RI, DECKPAM `=`, DECKPNM `>` (the notification and
-# mode scanners); after a CSI's parameters: REP (`b`), DA1 (`c`), DSR (`n`); a private (`?`) or
+# After an ESC: an OSC/DCS/APC string, RIS, RI, DECKPAM `=`, DECKPNM `>`, `#` (DECALN, with the
+# line-size ones) (the notification and mode scanners); after a CSI's parameters: REP (`b`), DA1 (`c`), DSR (`n`); a private (`?`) or
 # `!` CSI (DECSET/DECRST, DECSTR, DECRQM); `c` alone (DA1); `>` (DA2, XTVERSION); ED 0, 2, 3;
 # `18t` (the text area's size); DECSCUSR (` q`). Some more than the scanners want (DSR 7n, any
 # `>` CSI): those chunks just take the long way. One ESC-anchored
 # pattern with a possessive parameter run: the regex engine jumps from ESC to ESC and gives up
 # on an SGR at its final byte (~0.35 ms per 64 KB of coloured output; the scanners' own
 # patterns one after another took ~1.3 ms).
-_SEQUENCE = re.compile(r"\x1b(?:[\]cMP_=>]|\[(?:[?c!>]|[023]?J|\d? q|18t|[0-9:;\x00-\x17\x19\x1c-\x1f\x7f]*+[bcn]))")
+_SEQUENCE = re.compile(r"\x1b(?:[\]cMP_=>#]|\[(?:[?c!>]|[023]?J|\d? q|18t|[0-9:;\x00-\x17\x19\x1c-\x1f\x7f]*+[bcn]))")
 _CHARS = ("\x07", "\x9b")  # BEL (a bell), the 8-bit CSI (a REP may follow)
 
 

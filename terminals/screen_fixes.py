@@ -19,6 +19,9 @@ xterm and tmux:
   CLIs built on Ink carry: a cleared screen's old output stayed in the history). pyavt
   cannot drop its scrollback, so its screen is carried into a new one by `dump` (which
   restores every mode, the pen, the cursor and the alternate screen);
+- DECALN (`ESC # 8`, the screen filled with E: vttest's alignment screens) leaves pyavt's
+  margins and cursor as they were; VT510, xterm and tmux reset the margins and home the
+  cursor: a DECSTBM without parameters follows it, which does both;
 - RI (`ESC M`) in origin mode moves the cursor to the wrong row in pyavt (down, counted from
   the top margin) unless it is on the top margin: it is replaced by CUU, which stops at the
   top margin, and, when the cursor was there, SD, which scrolls the region down.
@@ -34,7 +37,7 @@ from .osc52 import ClipboardSet
 from .sequences import ScreenModes
 
 # kind -> what to feed pyavt instead of (or after) the sequence
-FIXES = {"deccolm": "\x1b[H\x1b[2J", "reset": "\x1b[?1l", "ri": "\x1b[A", "ed3": "", "ris": "", "ed0": "", "ed2": ""}
+FIXES = {"deccolm": "\x1b[H\x1b[2J", "decaln": "\x1b[r", "reset": "\x1b[?1l", "ri": "\x1b[A", "ed3": "", "ris": "", "ed0": "", "ed2": ""}
 # What a fresh pyavt's layout is, for a `dump` to be replayed over: full-screen margins, origin
 # mode off, replace mode, autowrap on, the default pen and character sets, the cursor home.
 _FRESH = "\x1b[r\x1b[?6l\x1b[4l\x1b[?7h\x1b[0m\x1b(B\x1b)B\x0f\x1b[H"

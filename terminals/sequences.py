@@ -27,24 +27,24 @@ from .osc52 import KEEP, ClipboardSet, Osc52Collector
 
 # OSC 0/2 title (BEL or ST terminated), OSC 52's start, DEC private modes set/reset and asked
 # about (DECRQM), DA1, DSR, DECSTR, ED 0/2 (erase the screen) and 3 (erase the saved lines),
-# DECSCUSR, RIS, RI, DECKPAM and DECKPNM. One ESC prefix for all: the regex engine then jumps
+# DECSCUSR, RIS, RI, DECKPAM, DECKPNM and DECALN. One ESC prefix for all: the regex engine then jumps
 # from ESC to ESC (six times faster over coloured output than an alternation of whole sequences).
 _PATTERN = re.compile(
     r"\x1b(?:"
     r"\](?:(?P<osc>[02]);(?P<title>[^\x07\x1b]*)(?:\x07|\x1b\\)|(?P<clip>52;)|(?P<color>1[01]);\?(?P<color_end>\x07|\x1b\\))"
     r"|\[(?:\?(?P<modes>[0-9;]+)(?P<hl>[hl])|\?(?P<rqm>\d{1,5})\$p|(?P<da>0?)c|(?P<da2>>0?c)|(?P<dsr>[56])n|(?P<decstr>!p)|(?P<ed3>3J)|(?P<ed>[02]?)J"
     r"|(?P<style>\d?) q|(?P<version>>0?q)|(?P<size>18t))"
-    r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>]))"
+    r"|(?P<ris>c)|(?P<ri>M)|(?P<keypad>[=>])|(?P<decaln>#8))"
 )
 # Every sequence _PATTERN matches starts with one of these (extend both together; a test
 # checks it). Coloured output has an ESC every few characters: _PATTERN with its groups costs
 # ~0.5 ms per 64 KB read, a substring check per opening as much (ESC is everywhere, so the
 # search stops at each), this one group-free pattern a third of that; it rules most reads out.
 _STARTS = ("\x1b]", "\x1b[?", "\x1b[c", "\x1b[0c", "\x1b[5n", "\x1b[6n", "\x1b[!p", "\x1b[3J", "\x1b[J", "\x1b[0J",
-           "\x1b[2J", "\x1bc", "\x1bM", "\x1b=",
+           "\x1b[2J", "\x1bc", "\x1bM", "\x1b=", "\x1b#8",
            "\x1b>", "\x1b[>q", "\x1b[>0q", "\x1b[>c", "\x1b[>0c", "\x1b[18t",
            *(f"\x1b[{style} q" for style in ("", *"0123456789")))
-_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|\[(?:[?c]|0c|[56]n|!p|[023]?J|\d? q|>0?[qc]|18t))")  # (terminals/quiet.py must cover it: tested)
+_ANY_START = re.compile(r"\x1b(?:[\]cM=>]|#8|\[(?:[?c]|0c|[56]n|!p|[023]?J|\d? q|>0?[qc]|18t))")  # (terminals/quiet.py must cover it: tested)
 _MAX_TAIL = 512  # an unfinished sequence longer than this is not one we care about
 # A synchronized update (DECSET 2026) keeps the screen from being shown at most this long, as
 # terminals do (kitty, foot, WezTerm wait 100-200 ms): a program that never ends it is shown.
@@ -70,7 +70,7 @@ class Query:
     """Something to do at `end` (offset in the scanned text, after the sequence): answer a
     device query ("da1", "da2", "dsr5", "dsr6", "version", "size", "color:<10|11>:<its end>"), or correct pyavt (`screen_fixes.FIXES`): clear the screen for
     DECCOLM ("deccolm"), reset the cursor keys after RIS or DECSTR ("reset"), erase the
-    history ("ed3"), or do a reverse index in origin mode ("ri", whose `end` is where the
+    history ("ed3"), reset the margins after DECALN ("decaln"), or do a reverse index in origin mode ("ri", whose `end` is where the
     sequence *starts*: it is replaced); or before the sequence, keep the screen in the
     history as it is erased ("ed0", "ed2", on the primary screen) and the history through a
     full reset ("ris")."""
@@ -151,6 +151,9 @@ class ModeScanner:
             elif match.group("ed") is not None:  # (before it: the screen goes to the history first)
                 if not self.alt_screen and match.start() >= shift:
                     queries.append(Query("ed2" if match.group("ed") == "2" else "ed0", match.start() - shift))
+            elif match.group("decaln") is not None:
+                if pos > shift:
+                    queries.append(Query("decaln", pos - shift))
             elif match.group("ri") is not None:
                 if self.origin and match.start() >= shift:  # replaced: cut before it
                     queries.append(Query("ri", match.start() - shift))
@@ -261,6 +264,8 @@ def _unfinished_tail(text: str, consumed: int) -> str:
         return ""
     if tail.startswith("\x1b]"):
         return tail if "\x07" not in tail and "\x1b\\" not in tail[1:] else ""
+    if tail == "\x1b#":  # (DECALN's first half)
+        return tail
     if tail == "\x1b" or tail.startswith("\x1b["):
         # CSI: unfinished while it is only parameters so far (and DECRQM's `$`, DECSCUSR's space,
         # DA2's and XTVERSION's `>`)

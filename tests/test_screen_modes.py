@@ -36,6 +36,21 @@ def test_deccolm_split_across_reads_and_a_dsr_after_it():
     assert rows(screen)[0] == "ab" and not any(rows(screen)[1:])
 
 
+def test_decaln_fills_with_e_resets_the_margins_and_homes_the_cursor():
+    # As VT510, xterm and tmux (checked in a tmux 3.3a pane): margins 2-3 and the cursor at
+    # 3;5 before it; after it X lands at the top-left and SU scrolls the whole screen.
+    for pieces in ([b"\x1b[2;3r\x1b[3;5H\x1b#8X\x1b[4;1HY\x1b[S"],
+                   [b"\x1b[2;3r\x1b[3;5H\x1b#", b"8X\x1b[4;1HY\x1b[S"]):  # (split between two reads)
+        screen = Screen(10, 4)
+        for piece in pieces:
+            screen.feed(piece)
+        assert rows(screen) == ["E" * 10, "E" * 10, "Y" + "E" * 9, ""], pieces
+        assert screen.cursor[:2] == (3, 1)
+    screen = Screen(10, 4)
+    screen.feed(b"\x1b[2;3r\x1b[?6h\x1b#8\x1b[2;3r\x1b[1;1HX")  # origin mode stays, as in tmux
+    assert rows(screen)[1] == "X" + "E" * 9
+
+
 def test_mouse_tracking_and_encoding_follow_the_last_set():
     screen = Screen(40, 6)
     assert (screen.modes.mouse, screen.modes.mouse_encoding, screen.modes.focus_events) == (0, "x10", False)

@@ -1,6 +1,6 @@
 """Seeded random mixes of what programs print on the primary screen -- text, line feeds,
 cursor moves, erases, insert/delete, scrolling, margins, origin mode, autowrap, insert mode,
-tab stops, SGR, DEC graphics, save/restore, bursts of lines, visits to the alternate screen --
+tab stops, SGR, DEC graphics, save/restore, DECALN, bursts of lines, visits to the alternate screen --
 for the differential test against tmux (tests/test_screen_differential_tmux.py).
 
 The mixes leave out, by construction, the places where tikitaka's screen and a tmux 3.3a pane
@@ -154,6 +154,11 @@ class _Writer:
         self.top, self.bottom = 1, self.rows
         return "\x1b[r" + self.cup()
 
+    def decaln(self) -> str:
+        """DECALN: the screen filled with E, the margins reset, the cursor home (origin mode stays)."""
+        self.top, self.bottom = 1, self.rows
+        return "\x1b#8"
+
     def origin_mode(self) -> str:
         self.origin = self.rng.random() < 0.5
         return ("\x1b[?6h" if self.origin else "\x1b[?6l") + self.cup()
@@ -224,7 +229,8 @@ class _Writer:
 
     def piece(self) -> str | list[str]:
         if self.rng.random() < 0.12:
-            return self.rng.choice([self.margins, self.no_margins, self.lines, self.alternate, self.standout])()
+            return self.rng.choice([self.margins, self.no_margins, self.lines, self.alternate, self.standout,
+                                    self.decaln])()
         return self.simple()
 
 
