@@ -10,6 +10,7 @@ from conftest import BASH_TAB, wait_until
 from fake_ollama import Reply
 
 from tikitaka.actors.coordinator.events import Correction, Generating, RunDone, RunError, ToolEnd
+from tikitaka.protocol import paths
 
 PEER_TAB = '[[tab]]\nname = "Claude"\ncommand = ["cat"]\nrole = "peer"\n'
 
@@ -48,7 +49,7 @@ def test_full_run_list_send_wait_read_done_on_a_real_bash_tab(agent):
     # the conversation grows append-only: each request starts with the previous one's messages
     for before, after in zip(a.fake.requests, a.fake.requests[1:]):
         assert after["messages"][: len(before["messages"])] == before["messages"]
-    transcript = list((a.host.event_log.path.parent / "transcripts").glob("runs-*.jsonl"))
+    transcript = list((a.host.event_log.path.parent / "transcripts").glob(f"runs{paths.host_tag(a.host.socket_path)}-*.jsonl"))
     record = json.loads(transcript[0].read_text().splitlines()[-1])
     assert record["outcome"] == "done" and len(record["turns"]) == 5
 
@@ -232,29 +233,35 @@ def test_status_answers_while_generating_and_reset_forgets(agent):
 def test_transcripts_older_than_the_kept_days_are_removed_when_a_day_starts(agent):
     # Every run is kept a while (a user looks back at what the coordinator did), not forever:
     # a year of daily runs with their tool results would fill the state directory unasked.
+    # A host on another socket keeps its own days (its event log's tag): they are its to prune.
     a = agent(transcript_days=3)
     folder = a.host.event_log.path.parent / "transcripts"
     folder.mkdir(parents=True, exist_ok=True)
     today = time.time()
-    names = {days: time.strftime("runs-%Y-%m-%d.jsonl", time.localtime(today - days * 86400)) for days in (1, 2, 3, 4, 40)}
+    ours = f"runs{paths.host_tag(a.host.socket_path)}-%Y-%m-%d.jsonl"
+    names = {days: time.strftime(ours, time.localtime(today - days * 86400)) for days in (1, 2, 3, 4, 40)}
     for name in names.values():
         (folder / name).write_text('{"outcome": "done"}\n')
+    other = time.strftime(f"runs{paths.host_tag(a.host.socket_path.with_name('other.sock'))}-%Y-%m-%d.jsonl",
+                          time.localtime(today - 40 * 86400))
+    (folder / other).write_text('{"outcome": "done"}\n')
     (folder / "notes.txt").write_text("mine")  # not ours: left alone
     a.fake.script(Reply.action("done", message="ok"))
     final, _ = a.run("anything")
     assert isinstance(final, RunDone)
     kept = sorted(p.name for p in folder.iterdir())
-    assert kept == sorted([names[1], names[2], names[3], "notes.txt", time.strftime("runs-%Y-%m-%d.jsonl")])
+    assert kept == sorted([names[1], names[2], names[3], other, "notes.txt", time.strftime(ours)])
 
 
 def test_transcript_days_zero_keeps_every_transcript(agent):
     a = agent(transcript_days=0)
     folder = a.host.event_log.path.parent / "transcripts"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "runs-2001-01-01.jsonl").write_text('{"outcome": "done"}\n')
+    old = f"runs{paths.host_tag(a.host.socket_path)}-2001-01-01.jsonl"
+    (folder / old).write_text('{"outcome": "done"}\n')
     a.fake.script(Reply.action("done", message="ok"))
     a.run("anything")
-    assert (folder / "runs-2001-01-01.jsonl").exists()
+    assert (folder / old).exists()
 
 
 def test_a_run_cancelled_mid_generation_counts_what_it_generated(agent):

@@ -128,16 +128,19 @@ def test_an_old_transcript_that_cannot_be_removed_is_reported_once_and_runs_are_
     import json
     from pathlib import Path
 
-    old = Path(in_tiki_env["TIKI_STATE_DIR"]) / "transcripts" / "runs-2001-01-01.jsonl"
-    (old / "inside").mkdir(parents=True)  # a directory by a transcript's name: unlink fails
+    from tikitaka.protocol.paths import host_tag
+
     a = agent(transcript_days=30)
+    prefix = f"runs{host_tag(a.host.socket_path)}-"
+    old = Path(in_tiki_env["TIKI_STATE_DIR"]) / "transcripts" / f"{prefix}2001-01-01.jsonl"
+    (old / "inside").mkdir(parents=True)  # a directory by a transcript's name: unlink fails
     for answer in ("first", "second"):
         a.fake.script(Reply.action("done", message=answer))
         final, _ = a.run(f"say {answer}", timeout=20)
         assert isinstance(final, RunDone) and final.message == answer
     health = _health(a.host, "coordinator.transcript")
-    assert health["failures"] == 1 and "runs-2001-01-01.jsonl" in health["last_error"]
-    today = old.parent / time.strftime("runs-%Y-%m-%d.jsonl")
+    assert health["failures"] == 1 and old.name in health["last_error"]
+    today = old.parent / time.strftime(f"{prefix}%Y-%m-%d.jsonl")
     assert [json.loads(line)["detail"] for line in today.read_text().splitlines()] == ["first", "second"]
 
 

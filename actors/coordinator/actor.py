@@ -55,7 +55,8 @@ class Coordinator(SupervisedActor):
         self._inbox = PeerInbox()
         self._consent = Consent(self._bus, self._settings.allow_shell, self._settings.consent_timeout)
         self._executor = ToolExecutor(host, self._consent, self._inbox, lambda: self._link.send_filter)
-        self._transcript = Transcript(paths.transcripts_dir(), self._settings.transcript_days)
+        self._transcript = Transcript(paths.transcripts_dir(), self._settings.transcript_days,
+                                      paths.host_tag(host.socket_path))
 
     def on_start(self) -> None:
         self._host.supervisor.thread("coordinator.worker", self._work)

@@ -1,5 +1,7 @@
 """Every coordinator run, appended as one JSON line to a per-day file in the state directory;
-days older than the kept number are removed when a new day's first run is recorded."""
+days older than the kept number are removed when a new day's first run is recorded. A host on
+another socket than the default keeps its own files (`runs-NAME-XXXXXX-2026-12-06.jsonl`, the
+tag its event log has: `paths.host_tag`), so two workspaces' runs do not mix."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ from typing import Any
 
 from ..private_file import append_line, make_private_dir
 
-DAY_FILE = re.compile(r"runs-(\d{4})-(\d{2})-(\d{2})\.jsonl")
-
 
 class Transcript:
-    def __init__(self, directory: Path, keep_days: int = 0) -> None:
+    def __init__(self, directory: Path, keep_days: int = 0, tag: str = "") -> None:
         self.directory = directory
         self.keep_days = keep_days  # 0: keep every day
+        self.prefix = f"runs{tag}-"  # (`tag`: the host's, see paths.host_tag)
+        self._day_file = re.compile(re.escape(self.prefix) + r"(\d{4})-(\d{2})-(\d{2})\.jsonl")
         self._lock = threading.Lock()
         self._pruned_for: str | None = None  # the day the old files were last looked at
 
@@ -32,7 +34,7 @@ class Transcript:
         file that could not be removed (the run is recorded by then)."""
         record.update(ended=time.time(), outcome=outcome, detail=detail)
         day = time.strftime("%Y-%m-%d")
-        path = self.directory / f"runs-{day}.jsonl"
+        path = self.directory / f"{self.prefix}{day}.jsonl"
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
             make_private_dir(self.directory)  # (it holds the tab screens the model read: 0600, 0700)
@@ -46,7 +48,7 @@ class Transcript:
         # By the date in the name, not the file's time: a copied or touched file keeps its day.
         oldest = today - datetime.timedelta(days=self.keep_days)
         for path in self.directory.iterdir():
-            match = DAY_FILE.fullmatch(path.name)
+            match = self._day_file.fullmatch(path.name)  # (this host's own: another's are its to prune)
             if not match:
                 continue
             try:
