@@ -38,7 +38,10 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         await ai_mode(pilot, app)
         await pilot.press(*"say hi in sh", "enter")
         await until(pilot, lambda: type(app.screen).__name__ == "ConsentScreen", what="consent dialog")
-        await pilot.click("#once")
+        assert app.screen.focused.id == "deny"  # (Enter alone denies)
+        await pilot.press("left", "left")  # along the row of buttons, as in any dialog
+        assert app.screen.focused.id == "once"
+        await pilot.press("enter")
         await until(pilot, lambda: "coordinator typed it for you" in log_text(app), what="answer")
         text = log_text(app)
         assert "you say hi in sh" in text

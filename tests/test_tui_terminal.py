@@ -167,6 +167,13 @@ async def test_stopping_the_host_asks_and_defaults_to_cancel(tmp_path):
             await pilot.press(PREFIX, "q", "n")
             await pilot.pause(0.3)
             assert app.is_running and not app.host.stopped
+            await pilot.press(PREFIX, "q")  # the arrows go along the buttons, and back
+            await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="stop question")
+            await pilot.press("left")
+            assert app.screen.focused.id == "yes"
+            await pilot.press("right", "enter")  # Cancel again
+            await until(pilot, lambda: type(app.screen).__name__ != "ConfirmScreen", what="dialog closed")
+            assert app.is_running and not app.host.stopped
             await pilot.press(PREFIX, "q", "y")
             await until(pilot, lambda: not app.is_running, what="the UI to leave")
             assert app.host.wait_stopped(15)  # the host (and its tabs) stopped

@@ -22,6 +22,8 @@ AI_CLIS = ("claude", "codex", "gemini", "aider")
 # on a question, in one read), they went to the field or button the Tab left.
 FOCUS_KEYS = [Binding("tab", "app.focus_next", show=False, priority=True),
               Binding("shift+tab", "app.focus_previous", show=False, priority=True)]
+# In a question of buttons only, the arrows move along the row too (the dialog's own keys).
+ARROW_KEYS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
 
 def presets() -> list[tuple[str, str]]:
@@ -159,7 +161,7 @@ class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question whose default (Enter) is No: the dangerous answer takes a choice."""
 
     BINDINGS = [("escape", "dismiss(False)", "no"), ("y", "dismiss(True)", "yes"), ("n", "dismiss(False)", "no"),
-                *FOCUS_KEYS]
+                *FOCUS_KEYS, *ARROW_KEYS]
     AUTO_FOCUS = "#no"
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
@@ -183,7 +185,7 @@ class ConsentScreen(ModalScreen[str]):
     # Deny has the focus, as No has in the other questions: the question pops up while you type,
     # and the Enter that ended your line ran what a small model chose ("Allow once" had it). No
     # letter keys for the same reason: an `a` in the word being typed would allow it always.
-    BINDINGS = [("escape", "dismiss('deny')", "deny"), *FOCUS_KEYS]
+    BINDINGS = [("escape", "dismiss('deny')", "deny"), *FOCUS_KEYS, *ARROW_KEYS]
     AUTO_FOCUS = "#deny"
 
     def __init__(self, tab: str, tool: str, args: dict[str, Any]) -> None:
