@@ -50,6 +50,16 @@ def status_text(event: dict[str, Any]) -> str | None:
     return None
 
 
+def unasked_text(event: dict[str, Any]) -> str | None:
+    """For a `done` that skipped a peer the request named (a small model answers "ask Claude
+    ..." itself, even after being told once): said beside the answer, which is not the peer's."""
+    names = [safe(str(name)) for name in event.get("unasked") or ()]
+    if event.get("kind") != "done" or not names:
+        return None
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"! {who} {'was' if len(names) == 1 else 'were'} never asked: the answer is the coordinator's own"
+
+
 def event_text(event: dict[str, Any]) -> str | None:
     kind = event.get("kind")
     if kind == "queued" and event.get("behind"):

@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 
-from conftest import BASH_TAB, TIKI, wait_until
+from conftest import BASH_TAB, TIKI, peer, wait_until
 from fake_ollama import Reply
 
 
@@ -122,3 +122,18 @@ def test_an_answers_control_characters_do_not_reach_a_terminal(serve, fake_env, 
     assert shown == "hi \\x1b]0;pwned\\x07\\x1b[2Jthere\\x9b31m\nsecond\tline\n"  # visible, and lines kept
     piped = host.run("ask", "-q", "say hi")  # to a file or a pipe: the answer as it is
     assert piped.stdout == ANSWER + "\n"
+
+
+def test_an_answer_that_skipped_the_named_peer_says_so_beside_it(serve, fake_env, fake):
+    """A small model answers "ask Claude ..." itself, and again after being told once: the
+    answer is printed (stdout stays the answer alone) and stderr says Claude was never asked,
+    with --quiet too; an answer that did ask says nothing of the kind."""
+    host = serve(BASH_TAB + peer("Claude", "--delay", "0.2"), env=fake_env)
+    host.wait_text("Claude", "stand-in ready")
+    fake.script(Reply.action("done", message="42"), Reply.action("done", message="42, surely"))
+    skipped = host.run("ask", "-q", "ask Claude what 6 times 7 is")
+    assert skipped.returncode == 0 and skipped.stdout == "42, surely\n"
+    assert skipped.stderr == "tiki: Claude was never asked: the answer is the coordinator's own\n"
+    fake.script(Reply.action("done", message="hello"))
+    plain = host.run("ask", "-q", "say hello")
+    assert plain.returncode == 0 and plain.stdout == "hello\n" and plain.stderr == ""

@@ -201,12 +201,14 @@ def test_done_for_a_named_peer_never_asked_is_bounced_once(scenario):
     a.fake.script(Reply.action("done", message="42"), Reply.action("done", message="still 42"))
     final, events = a.run("ask Claude what 6 times 7 is")
     assert isinstance(final, RunDone) and final.message == "still 42"  # once, not forever
+    assert final.unasked == ["Claude"]  # and the answer says it is not Claude's
     bounce = next(e for e in events if isinstance(e, Correction))
     assert "you have not asked Claude yet" in bounce.message
     # a request that names no peer is answered at once
     a.fake.script(Reply.action("done", message="hello"))
     final, events = a.run("say hello")
     assert final.message == "hello" and not [e for e in events if isinstance(e, Correction)]
+    assert final.unasked == []
 
 
 def test_a_shell_prompt_is_marked_as_a_prompt(scenario):

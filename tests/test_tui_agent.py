@@ -4,7 +4,7 @@ reset), and UI settings that persist between launches (issue 3)."""
 from __future__ import annotations
 
 import pytest
-from conftest import BASH_TAB
+from conftest import BASH_TAB, peer
 from fake_ollama import Reply
 from textual.widgets import Label
 from tui_helpers import PREFIX, attach, make_app, screen_text, stop, until
@@ -149,3 +149,16 @@ async def test_ai_mode_relays_at_name_to_a_peer_with_no_backend(tmp_path, in_tik
                         what="the peer's answer")
     finally:
         stop(app)
+
+
+async def test_an_answer_that_skipped_the_named_peer_is_marked_in_the_panel(agent):
+    a = agent(BASH_TAB + peer("Claude"))
+    a.fake.script(Reply.action("done", message="42"), Reply.action("done", message="42, surely"))
+    app = attach(a.host)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await until(pilot, lambda: screen_text(app).strip(), what="prompt")
+        await ai_mode(pilot, app)
+        await pilot.press(*"ask Claude what 6 times 7 is", "enter")
+        await until(pilot, lambda: "coordinator 42, surely" in log_text(app), what="answer")
+        await until(pilot, lambda: "Claude was never asked: the answer is the coordinator's own" in log_text(app),
+                    what="the answer marked as not Claude's")

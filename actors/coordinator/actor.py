@@ -208,7 +208,8 @@ class Coordinator(SupervisedActor):
         turns, tokens = (self._loop.turns, self._loop.tokens) if self._loop else (0, 0)
         seconds = round(time.monotonic() - started, 2)
         if answer is not None:
-            event: Any = RunDone(request.run_id, answer, turns, tokens, seconds)
+            unasked = self._loop.unasked if self._loop and not relay else []
+            event: Any = RunDone(request.run_id, answer, turns, tokens, seconds, unasked)
         else:
             event = RunError(request.run_id, reason, turns, tokens, seconds, code)
             self._take_back(request, reason)

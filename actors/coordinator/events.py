@@ -118,6 +118,7 @@ class RunDone(RunEvent):
     turns: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    unasked: list[str] = field(default_factory=list)  # peers the request named that were never asked
 
 
 @dataclass(frozen=True)

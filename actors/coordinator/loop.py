@@ -6,7 +6,8 @@ and takes steps until one answers. A `step` is one model turn: `query` asks for 
 `execute` runs it and feeds the result back. What goes wrong is fed back too, never raised
 at the user: a reply cut off at the budget or one that does not parse is dropped from the
 history and the turn retried with a correction, shorter strings and a small temperature; a
-`done` for a request that names a peer nobody asked is bounced once; a prompt that would not
+`done` for a request that names a peer nobody asked is bounced once (a second one is taken, and
+`unasked` says whom it skipped, for the user to see); a prompt that would not
 fit the window is compacted first (`context`), and one the backend still refuses is
 compacted harder and retried.
 """
@@ -78,6 +79,11 @@ class AgentLoop:
     @property
     def turns(self) -> int:
         return self.guards.turns
+
+    @property
+    def unasked(self) -> list[str]:
+        """The peers the request named that the run never asked (nor heard from)."""
+        return [name for name in self.named_peers if name.casefold() not in self.contacted]
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -266,7 +272,7 @@ class AgentLoop:
 
     def bounce(self) -> dict[str, Any] | None:
         """A `done` for a request that names a peer nobody asked: sent back, once."""
-        missing = [name for name in self.named_peers if name.casefold() not in self.contacted]
+        missing = self.unasked
         if self.bounced or not missing:
             return None
         self.bounced = True

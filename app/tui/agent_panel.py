@@ -29,7 +29,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, RichLog
 
 from ...protocol import ops
-from ..agent_progress import event_text, status_text
+from ..agent_progress import event_text, status_text, unasked_text
 from .keys import key_to_bytes
 from .panel_cht import ChtLines
 from .text_field import TextField
@@ -252,6 +252,8 @@ class AgentPanel(Vertical):
         elif kind == "done":
             self.set_status("")
             self.write(Text.assemble(("coordinator ", "bold green"), str(data.get("message", ""))))
+            if (warning := unasked_text(data)) is not None:
+                self.write(warning, "yellow")
             self.write(event_text(data) or "", "dim")
         elif kind == "error":
             self.set_status("")
