@@ -10,7 +10,7 @@ It owns, one module each:
 - `backends/`: the LLM backends (Ollama, embedded llama.cpp) and `backends.choice`, the one
   decision of which backend answers, shared with the TUI and `tiki doctor`;
 - `transcript`: every run appended to a JSON-lines file;
-- `events`: the progress events a run publishes on the host's bus;
+- `events`: the progress events a run publishes on the host's bus (`meter`: a turn's, as it generates);
 - `limits`: the timeouts and limits used across the package;
 - `ops`: the wiring into a host (the service, the `agent.*` IPC ops, the peer hooks).
 

@@ -27,8 +27,9 @@ from ...protocol.guards import Guards
 from ...protocol.toolcall import Action, FormatError, ToolCallError, UnknownTool, parse_action
 from .backends.stream import Cancelled, ContextOverflow, LlmError
 from .context import ContextTooSmall, Conversation, TokenCounter
-from .events import Compacted, Correction, Generating, ToolEnd, ToolStart, TurnStarted
-from .limits import COMPACT_TO, PROGRESS_EVERY, RETRY_TEMPERATURE, WINDOW_SAFETY
+from .events import Compacted, Correction, ToolEnd, ToolStart, TurnStarted
+from .limits import COMPACT_TO, RETRY_TEMPERATURE, WINDOW_SAFETY
+from .meter import Meter
 from .results import Budget, action_summary, summarize
 
 PLACEHOLDER = re.compile(r"^\s*<[^<>\n]{2,40}>\s*$")  # "<tab name>", as in the system prompt's examples
@@ -279,28 +280,3 @@ class AgentLoop:
         name = missing[0]
         return {"ok": False, "error": f"not done: you have not asked {name} yet. send_to_terminal the question "
                                       f"to {name}, wait for its answer, then call done with that answer"}
-
-
-class Meter:
-    """A turn's progress as events: at most four a second, and a final one with the figures."""
-
-    def __init__(self, publish: Callable[[Any], None], run_id: str, turn: int) -> None:
-        self.publish, self.run_id, self.turn = publish, run_id, turn
-        self.started = time.monotonic()
-        self.first: float | None = None
-        self.last = 0.0
-        self.tokens = 0  # generated so far (what a turn cut short still counts)
-
-    def progress(self, tokens: int, thinking: int) -> None:
-        now, self.tokens = time.monotonic(), tokens
-        self.first = now if self.first is None else self.first
-        if now - self.last >= PROGRESS_EVERY:
-            self.last = now
-            rate = (tokens + thinking) / (now - self.first) if now > self.first else 0.0
-            self.publish(Generating(self.run_id, self.turn, tokens, round(rate, 1), round(now - self.started, 1),
-                                    thinking))
-
-    def final(self, output: Any) -> None:
-        generating = max(output.seconds - output.first_token, 1e-3)
-        self.publish(Generating(self.run_id, self.turn, output.tokens, round(output.tokens / generating, 1),
-                                round(output.seconds, 1), len(output.thinking) // 4, final=True))
