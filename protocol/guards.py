@@ -5,12 +5,15 @@
   fed back as its result; 3 blocks in a row end the run;
 - output that does not parse (or was cut off) gets at most 2 correction turns in a row;
 - a bare `{"message": ...}` is repaired into `done` once per run;
+- a `done` whose message is in tikitaka's own words to the model (a bounce, a block, a
+  correction, a tool's result: small models copy them as their answer) is sent back once per run;
 - `exhausted()` names the calls made `REPEAT_LIMIT` times, so the next turn's schema or
   grammar can leave them out and a looping model is moved on rather than blocked.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -19,6 +22,8 @@ from .toolcall import Action
 REPEAT_LIMIT = 3  # the 4th identical call is blocked
 BLOCKS_TO_ABORT = 3
 CORRECTIONS = 2
+# How tikitaka's own messages to the model begin (actors/coordinator/loop.py, this module).
+OUR_WORDS = re.compile(r"\s*(?:not done:|blocked:|Correction:|Result of [a-z_]+:)")
 
 
 class RunAborted(Exception):
@@ -34,11 +39,19 @@ class Guards:
     _targets: dict = field(default_factory=dict)  # canonical call -> (tool, tab or None)
     _blocks_in_a_row: int = 0
     _corrections_in_a_row: int = 0
+    _echo_sent_back: bool = False
 
     def start_turn(self) -> None:
         if self.turns >= self.max_turns:
             raise RunAborted(f"stopped after {self.max_turns} model turns without `done`")
         self.turns += 1
+
+    def copied_our_words(self, message: str) -> bool:
+        """True, once per run, for an answer that starts as tikitaka's messages to the model do."""
+        if self._echo_sent_back or OUR_WORDS.match(message) is None:
+            return False
+        self._echo_sent_back = True
+        return True
 
     def may_repair(self) -> bool:
         return self.repairs_used < 1

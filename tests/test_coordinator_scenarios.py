@@ -211,6 +211,26 @@ def test_done_for_a_named_peer_never_asked_is_bounced_once(scenario):
     assert final.unasked == []
 
 
+def test_an_answer_that_copies_tikitakas_own_words_is_sent_back_once(scenario):
+    # SmolLM2 in the field answered with the bounce's own text ("not done: you have not asked
+    # Claude yet. ..."), and copied it again as its answer to the next, unrelated request.
+    a = scenario(BASH_TAB + PEER_TAB)
+    echo = "not done: you have not asked Claude yet. send_to_terminal the question to Claude"
+    a.fake.script(Reply.action("done", message=echo), Reply.action("done", message="the sh tab shows a prompt"))
+    final, events = a.run("read the sh tab")
+    assert isinstance(final, RunDone) and final.message == "the sh tab shows a prompt"
+    sent_back = [e for e in events if isinstance(e, Correction)]
+    assert [e.cause for e in sent_back] == ["copied tikitaka's words"]
+    assert "not your answer" in sent_back[0].message
+    # once per run: a second copy is the answer (a run must end), and words of its own never bounce
+    a.fake.script(Reply.action("done", message="blocked: nothing"), Reply.action("done", message="blocked: nothing"))
+    final, _ = a.run("again")
+    assert final.message == "blocked: nothing"
+    a.fake.script(Reply.action("done", message="not sure: the tab is empty"))
+    final, events = a.run("and now")
+    assert final.message == "not sure: the tab is empty" and not [e for e in events if isinstance(e, Correction)]
+
+
 def test_a_shell_prompt_is_marked_as_a_prompt(scenario):
     a = scenario(allow_shell=True)
     a.fake.script(Reply.action("send_to_terminal", tab="sh", text="echo hi-there"), Reply.action("wait", seconds=1),

@@ -6,6 +6,7 @@ and takes steps until one answers. A `step` is one model turn: `query` asks for 
 `execute` runs it and feeds the result back. What goes wrong is fed back too, never raised
 at the user: a reply cut off at the budget or one that does not parse is dropped from the
 history and the turn retried with a correction, shorter strings and a small temperature; a
+`done` in tikitaka's own words (its bounce, a tool's error) is sent back once; a
 `done` for a request that names a peer nobody asked is bounced once (a second one is taken, and
 `unasked` says whom it skipped, for the user to see); a prompt that would not
 fit the window is compacted first (`context`), and one the backend still refuses is
@@ -179,6 +180,11 @@ class AgentLoop:
         if copied is not None:  # small models copy the examples' placeholders verbatim
             self.correct(turn, f"Correction: {copied.strip()} is a placeholder from the examples; "
                                "write the real value instead.", "placeholder copied", "copied a placeholder")
+            return None
+        if action.tool == "done" and self.guards.copied_our_words(action.args["message"]):
+            self.correct(turn, "Correction: that message is tikitaka's to you, not your answer. Do what the "
+                               "request asks, then call done with the answer in your own words.",
+                         "copied tikitaka's words", "copied tikitaka's words")
             return None
         self.correction, self.shorter = None, False
         turn["action"] = action.to_json()
