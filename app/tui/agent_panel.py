@@ -296,6 +296,7 @@ def tool_card(event: dict[str, Any], label: str = "") -> Panel:
     body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
                                            "green" if ok else "red")
     # (whose run under the card: before the tool's name, in a narrow panel, it pushed the name out)
-    return Panel(body, title=f"{event.get('tool')} · {event.get('duration', 0):.2f} s", title_align="left",
-                 subtitle=label or None, subtitle_align="left",
+    # (Text, not str: Rich reads a str title as markup)
+    return Panel(body, title=Text(f"{event.get('tool')} · {event.get('duration', 0):.2f} s"), title_align="left",
+                 subtitle=Text(label) if label else None, subtitle_align="left",
                  border_style="green" if ok else "red", expand=True)
