@@ -162,3 +162,15 @@ async def test_an_answer_that_skipped_the_named_peer_is_marked_in_the_panel(agen
         await until(pilot, lambda: "coordinator 42, surely" in log_text(app), what="answer")
         await until(pilot, lambda: "Claude was never asked: the answer is the coordinator's own" in log_text(app),
                     what="the answer marked as not Claude's")
+
+
+def test_the_consent_question_says_what_would_happen_in_words():
+    from tikitaka.app.tui.dialogs import consent_question
+
+    assert consent_question("send_key", "sh", {"tab": "sh", "key": "ctrl+c"}) == (
+        "The coordinator wants to press a key in shell tab 'sh':", "ctrl+c")
+    question, what = consent_question("send_to_terminal", "sh", {"tab": "sh", "text": ""})
+    assert question.endswith("and press Enter:") and what == "(nothing but Enter)"
+    assert consent_question("send_to_terminal", "sh", {"text": "  "})[1] == "(nothing but blanks and Enter)"
+    long = consent_question("send_to_terminal", "sh", {"text": "x" * 800})[1]
+    assert long == "x" * 500 + "… (300 more characters)"  # nothing typed goes unsaid
