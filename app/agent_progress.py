@@ -57,7 +57,7 @@ def unasked_text(event: dict[str, Any]) -> str | None:
     if event.get("kind") != "done" or not names:
         return None
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return f"! {who} {'was' if len(names) == 1 else 'were'} never asked: the answer is the coordinator's own"
+    return f"{who} {'was' if len(names) == 1 else 'were'} never asked: the answer is the coordinator's own"
 
 
 def event_text(event: dict[str, Any]) -> str | None:

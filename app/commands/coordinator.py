@@ -54,7 +54,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         # pipe or a file it is data for a program: kept exactly as it came.
         print(safe(result["message"]) if sys.stdout.isatty() else result["message"])
         if (warning := unasked_text(result)) is not None:  # (on stderr: stdout is the answer alone)
-            print(f"tiki: {warning[2:]}", file=sys.stderr)
+            print(f"tiki: {warning}", file=sys.stderr)
         return 0
     print(f"tiki: the coordinator did not finish: {result['reason']}", file=sys.stderr)
     return ipc.exit_code_for(result.get("code") or ipc.REFUSED)  # (a peer that did not reply in time: 4)

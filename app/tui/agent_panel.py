@@ -253,7 +253,7 @@ class AgentPanel(Vertical):
             self.set_status("")
             self.write(Text.assemble(("coordinator ", "bold green"), str(data.get("message", ""))))
             if (warning := unasked_text(data)) is not None:
-                self.write(warning, "yellow")
+                self.write(f"! {warning}", "yellow")
             self.write(event_text(data) or "", "dim")
         elif kind == "error":
             self.set_status("")
