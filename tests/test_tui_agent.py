@@ -38,7 +38,7 @@ async def test_ai_request_shows_tool_card_asks_consent_and_answers(agent):
         await ai_mode(pilot, app)
         await pilot.press(*"say hi in sh", "enter")
         await until(pilot, lambda: type(app.screen).__name__ == "ConsentScreen", what="consent dialog")
-        assert app.screen.focused.id == "deny"  # (Enter alone denies)
+        await until(pilot, lambda: getattr(app.screen.focused, "id", None) == "deny", what="Deny focused")
         await pilot.press("left", "left")  # along the row of buttons, as in any dialog
         assert app.screen.focused.id == "once"
         await pilot.press("enter")

@@ -119,11 +119,14 @@ async def test_the_tab_bar_shows_each_tabs_agent_state_and_keeps_the_newer(notif
 
         claude = next(t for t in app.tabs if t.name == "Claude")
         waited_since = claude.agent["since"]
+        # Claude's row older than what the bar shows, sh's newer: sh's change shows the list was
+        # taken, and Claude's must not have gone back with it.
         stale = [{**vars(t), "agent": {**t.agent, "state": "working", "since": waited_since - 5}}
-                 if t.name == "Claude" else dict(vars(t)) for t in app.tabs]
+                 if t.name == "Claude" else {**vars(t), "agent": {**t.agent, "state": "working", "since": waited_since}}
+                 for t in app.tabs]
         app.post_message(HostEvent({"kind": "tabs", "tabs": stale}))
-        await pilot.pause(0.2)
-        assert "Claude waiting" in bar(app)  # the older list did not win
+        await until(pilot, lambda: "sh working" in bar(app), what="the list taken")
+        assert "Claude waiting" in bar(app)  # the older row did not win
         newer = [{**row, "agent": {**row["agent"], "state": "idle", "since": waited_since + 1}} for row in stale]
         app.post_message(HostEvent({"kind": "tabs", "tabs": newer}))
         await until(pilot, lambda: "Claude idle" in bar(app), what="a newer list is taken")

@@ -169,6 +169,7 @@ async def test_stopping_the_host_asks_and_defaults_to_cancel(tmp_path):
             assert app.is_running and not app.host.stopped
             await pilot.press(PREFIX, "q")  # the arrows go along the buttons, and back
             await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="stop question")
+            await until(pilot, lambda: getattr(app.screen.focused, "id", None) == "no", what="No focused")
             await pilot.press("left")
             assert app.screen.focused.id == "yes"
             await pilot.press("right", "enter")  # Cancel again
