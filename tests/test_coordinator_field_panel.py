@@ -53,7 +53,7 @@ def test_another_runs_tool_card_keeps_the_tools_name_in_a_narrow_panel():
     0adc61b62b · list_t─`: the label came first and the tool's name was cut."""
     from rich.console import Console
 
-    from tikitaka.app.tui.agent_panel import tool_card
+    from tikitaka.app.tui.tool_card import tool_card
 
     console = Console(width=45, record=True, color_system=None)
     console.print(tool_card({"tool": "list_terminals", "duration": 0.01, "args": {}, "result": {"ok": True}},

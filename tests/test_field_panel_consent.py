@@ -38,3 +38,23 @@ def test_enter_on_the_consent_question_does_not_run_the_command(fake_env, fake, 
         assert "echo consent-got-enter" not in shell, "Enter on the consent question ran the command:\n" + shell
     finally:
         outer.close()
+
+
+def test_the_arrows_move_along_the_consent_buttons_in_a_real_terminal(fake_env, fake, tmp_path):
+    """Left, Left from Deny is "Allow once", as the keys a terminal sends for the arrows (they
+    did nothing: Left Left Enter denied), and Enter then allows: the command runs."""
+    fake.script(Reply.action("send_to_terminal", tab="sh", text="echo allowed-$((40+2))"),
+                Reply.action("done", message="arrow-run-over"))
+    outer = Outer(fake_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH_TAB)
+        outer.ai_mode()
+        outer.literal("w0", "say it in the shell")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "type into shell tab 'sh' and press Enter")
+        outer.keys("w0", "Left", "Left", "Enter")
+        outer.wait("w0", "arrow-run-over")
+        shell = subprocess.run([TIKI, "terminal-read", "sh"], env=fake_env, capture_output=True, text=True).stdout
+        assert "allowed-42" in shell, "Left Left Enter did not allow the command:\n" + shell
+    finally:
+        outer.close()

@@ -16,12 +16,10 @@ cancels only this panel's runs, queued or running.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from typing import Any
 
 from rich.console import RenderableType
-from rich.panel import Panel
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -33,6 +31,7 @@ from ..agent_progress import event_text, status_text, unasked_text
 from .keys import key_to_bytes
 from .panel_cht import ChtLines
 from .text_field import TextField
+from .tool_card import tool_card
 
 MODES = ("CHT", "KEY", "AI")
 
@@ -283,20 +282,3 @@ class AgentPanel(Vertical):
             self._sources.pop(run_id, None)
             end = f"answered: {data.get('message', '')}" if kind == "done" else f"stopped: {data.get('reason')}"
             self.write(f"{label} {end}", "magenta")
-
-
-def tool_card(event: dict[str, Any], label: str = "") -> Panel:
-    """One tool call as a bordered card: name and duration on top, arguments, then the result."""
-    result_data = event.get("result")
-    ok = bool(result_data.get("ok", True)) if isinstance(result_data, dict) else True
-    args = json.dumps(event.get("args"), ensure_ascii=False)
-    result = json.dumps(result_data, ensure_ascii=False)
-    body = Text()
-    body.append("args   ", "dim").append(args[:300] + ("…" if len(args) > 300 else ""))
-    body.append("\nresult ", "dim").append(result[:400] + ("…" if len(result) > 400 else ""),
-                                           "green" if ok else "red")
-    # (whose run under the card: before the tool's name, in a narrow panel, it pushed the name out)
-    # (Text, not str: Rich reads a str title as markup)
-    return Panel(body, title=Text(f"{event.get('tool')} · {event.get('duration', 0):.2f} s"), title_align="left",
-                 subtitle=Text(label) if label else None, subtitle_align="left",
-                 border_style="green" if ok else "red", expand=True)
