@@ -284,8 +284,11 @@ def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_s
         wait_until(lambda: received(log) == sent, 10, 0.1, what="every key once, in order")
         assert len(os.listdir(f"/proc/{ui}/task")) == threads
 
-        wait_until(lambda: outer.screen("w0").count("read 1") >= 40, 10, 0.1, what="the tab's echo")
+        # The tab bar says idle once the echoes have stopped: the screen to compare after `fg`
+        # is then the final one (the echo was taken mid-way, and the bar said "working", once).
+        wait_until(lambda: outer.screen("w0").startswith(" 1 log idle"), 10, 0.1, what="the echo, ended")
         before = outer.screen("w0")
+        assert before.count("read 1") >= 40
         os.kill(ui, signal.SIGTSTP)
         outer.wait("w0", "TIKI-EXIT=147")  # stopped (128 + SIGSTOP); the shell has the terminal
         outer.keys("w0", "clear", "Enter")
