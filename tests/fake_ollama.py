@@ -148,7 +148,8 @@ class ScriptedServer:
         self.server = QuietServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # A short poll: `close` (every test's teardown) waits up to one poll for the loop to see it.
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
 
     def next_reply(self) -> Reply:
         """The next scripted reply, or a plain `done` once the script has ended (hold the lock)."""
