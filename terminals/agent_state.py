@@ -42,7 +42,9 @@ class ScreenFacts:
     exited: bool = False
     exit_code: int | None = None
     command: Sequence[str] = ()  # the tab's command, or the PTY's foreground command when known
-    leader_in_front: bool = False  # the tab's own program holds the terminal: nothing it started runs
+    # The tab's own program holds the terminal (nothing it started runs), False while a command
+    # it started does (a shell's job), None where that cannot be known (no /proc, no `ps`).
+    leader_in_front: bool | None = None
 
 
 class Verdict(NamedTuple):
@@ -129,6 +131,8 @@ def check(rule: Rule, view: _View) -> str | None:
         return None
     if rule.recognised is not None and rule.recognised != view.recognised:
         return None
+    if rule.job is not None and (facts.leader_in_front is None or rule.job == facts.leader_in_front):
+        return None
     if rule.started_within is not None and (facts.started_at is None
                                             or facts.now - facts.started_at > rule.started_within):
         return None
@@ -186,6 +190,9 @@ def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Not
         parts.append(f"started {facts.now - facts.started_at:.1f} s ago")
     if rule.recognised is not None:
         parts.append("a known screen was seen before" if view.recognised else "no known screen seen yet")
+    if rule.job is not None:
+        parts.append(f"{_clip(' '.join(facts.command))!r} runs in front" if rule.job
+                     else "the tab's own program holds its terminal")
     return "; ".join(parts) or "always"
 
 

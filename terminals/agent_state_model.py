@@ -46,6 +46,7 @@ class Rule:
     output_within: float | None = None
     started_within: float | None = None
     recognised: bool | None = None  # has any screen/title/signal rule matched since the start?
+    job: bool | None = None  # True: a command the tab's program started holds its terminal
     description: str = ""
 
     @property

@@ -100,10 +100,11 @@ class ForegroundCommand:
         self._ended = False
 
     @property
-    def leader_in_front(self) -> bool:
+    def leader_in_front(self) -> bool | None:
         """The tab's own program holds its terminal (a shell at its prompt): nothing it started
-        runs in the foreground. As of the last `get`."""
-        return self._group == self.leader
+        runs in the foreground; False while a command it started does; None when the group is
+        not known. As of the last `get`."""
+        return None if self._group is None else self._group == self.leader
 
     @property
     def ended(self) -> bool:

@@ -200,6 +200,29 @@ def test_an_agent_started_in_a_shell_tab_is_known_by_its_foreground_command(serv
     assert seen[-1]["identified_by"] == "command" and "bash" in " ".join(seen[-1]["command"])
 
 
+def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(serve):
+    """`sleep`, a build between two messages, a download: while a command typed at the prompt
+    holds the terminal the shell tab is working, printing or not (it read idle 1.5 s after the
+    command line's echo, and `terminal-wait --until idle` -- the coordinator's wait -- went on
+    with the command still running)."""
+    host = serve(BASH_TAB)
+    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "sh", "sleep 4; echo slept-$((2+2))").returncode == 0
+    sent = time.monotonic()
+    seen = []
+    while time.monotonic() - sent < 2.8:  # past the quiet period (1.5 s), before the end
+        reply = request(host.env, "terminal.explain", name="sh")["result"]
+        if time.monotonic() - sent > 0.5:
+            seen.append((reply["state"], reply["rule"]))
+        time.sleep(0.1)
+    explained = host.run("explain", "sh").stdout
+    assert "slept-4" not in host.read("sh", 5)
+    assert seen[-1] == ("working", "job") and {state for state, _ in seen} == {"working"}, seen
+    assert "rule:     job" in explained and "'sleep 4' runs in front" in explained, explained
+    done = host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000")
+    assert done.returncode == 0 and "slept-4" in host.read("sh", 5), done.stdout
+
+
 def test_a_broken_user_rules_file_is_left_out_and_reported(serve, tiki_env):
     agents = Path(tiki_env["TIKI_CONFIG_DIR"]) / "agents"
     agents.mkdir(parents=True)

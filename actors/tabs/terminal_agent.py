@@ -60,5 +60,5 @@ class TerminalAgent:
         over = not running or (foreground is not None and foreground.ended)
         return ScreenFacts(rows, cursor, title, alt_screen, notes, now, last_output, self._started_at,
                            over and self._started_at is not None, self._exit_code,
-                           live or self.spec.command, bool(live) and foreground is not None
-                           and foreground.leader_in_front)
+                           live or self.spec.command,
+                           foreground.leader_in_front if live and foreground is not None else None)
