@@ -16,6 +16,13 @@ WRAPPERS = frozenset({
     "python", "python3", "py", "uv", "uvx", "pipx", "sudo", "nice", "nohup", "exec", "time",
     "stdbuf", "run", "dlx", "x", "tool",
 })
+# AI CLIs by program name: a tab running one is a peer by default (it gets the handshake and
+# needs no consent). Every program a bundled rules file names (tests check), and CLIs that have
+# no rules yet.
+AI_CLIS = frozenset({
+    "claude", "claude-code", "codex", "gemini", "gemini-cli", "aider", "aider-chat", "agy", "antigravity-cli",
+    "opencode", "qwen", "goose", "amp", "cursor-agent", "copilot",
+})
 # Path parts that say nothing about the program (`.../claude-code/cli.js` is claude-code).
 _GENERIC = frozenset({"cli", "index", "main", "bin", "dist", "build", "lib", "src"})
 _SUFFIXES = (".exe", ".cmd", ".bat", ".js", ".mjs", ".cjs", ".py")
@@ -36,6 +43,11 @@ def program_name(word: str) -> str:
     return name
 
 
+def runs_ai_cli(command: Iterable[str]) -> bool:
+    """Does `command` run one of the AI_CLIS, looking through wrappers (`env HOME=x claude`)?"""
+    return identify(command, _AI_OWNERS) is not None
+
+
 def identify(command: Iterable[str], owners: Mapping[str, str]) -> str | None:
     """The kind whose `commands` name the program `command` runs; `owners` maps name -> kind."""
     for word in command:
@@ -47,3 +59,6 @@ def identify(command: Iterable[str], owners: Mapping[str, str]) -> str | None:
         if name not in WRAPPERS:
             return None  # some other program: not an agent known by name
     return None
+
+
+_AI_OWNERS = {name: name for name in AI_CLIS}

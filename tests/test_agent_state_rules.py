@@ -12,6 +12,7 @@ import pytest
 from test_agent_state import NOW, load_capture
 
 from tikitaka.terminals.agent_state import AgentStateDetector, ScreenFacts, screen_facts
+from tikitaka.terminals.agent_state_kind import AI_CLIS
 from tikitaka.terminals.agent_state_rules import AgentRulesError, bundled_dir, load_rulebook, user_dir
 
 
@@ -140,3 +141,11 @@ def test_the_substring_pre_check_never_changes_what_a_regex_finds():
     assert skipped > len(patterns)  # and it does skip work
     for source, text in (("(?i:abc)d", "ABCd"), ("(?i)xyz", "XYZ"), ("a(?:b|c)d", "acd"), ("(?:ab)?cd", "cd")):
         assert Matcher(source).search(text), source
+
+
+def test_every_agent_the_bundled_rules_name_is_an_ai_cli_whose_tab_is_a_peer():
+    """One list says which programs are AI CLIs (a tab's default role); the rules files name
+    programs too: each of theirs must be on it, or its tab would be a shell tab."""
+    book = load_rulebook(user=Path("/nonexistent"))
+    named = {name for kind, profile in book.profiles.items() if kind != "shell" for name in profile.commands}
+    assert named and named <= AI_CLIS, named - AI_CLIS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import sys
 
 from conftest import BASH_TAB, wait_until
 
@@ -180,3 +181,18 @@ def test_terminal_new_keeps_its_options_and_the_childs_double_dashes(serve, tmp_
     host.wait_text("dashes", "[a][--][b]")
     created = host.run("terminal-new", "--cwd", str(where), "third", "--", "bash", "--norc")
     assert created.returncode == 0, created.stderr
+
+
+def test_an_ai_cli_under_a_wrapper_is_a_peer_as_it_is_the_agent_it_runs(serve):
+    """The role a tab gets by default looks through wrappers as the agent-state kind does: `env
+    HOME=... claude` was a shell tab (no handshake, a consent question for every send) while
+    its state was Claude's; the names come from one list (Antigravity's `agy` was missing)."""
+    host = serve(BASH_TAB)
+    for name, command in (("c", ["env", "HOME=/nowhere", "claude", "--version"]),
+                          ("g", ["env", "agy", "--version"]),
+                          ("x", ["nice", "claude-code", "--version"]),
+                          ("p", [sys.executable, "-c", "print('claude')"])):
+        created = host.run("terminal-new", name, "--", *command)
+        assert created.returncode == 0, created.stderr
+    roles = {t["name"]: t["role"] for t in host.json("terminal-list")["terminals"]}
+    assert roles == {"sh": "shell", "c": "peer", "g": "peer", "x": "peer", "p": "shell"}, roles

@@ -24,18 +24,13 @@ from typing import Any
 import tomli_w
 
 from ...protocol import toml_file
+from ...terminals.agent_state_kind import runs_ai_cli
 from ..errors import TikiError
-
-# Commands that are AI CLIs: their tabs are peers (they get the handshake, need no consent).
-KNOWN_AI_CLIS = frozenset(
-    {"claude", "codex", "gemini", "aider", "opencode", "qwen", "goose", "amp", "cursor-agent", "copilot"}
-)
 
 
 def default_role(command: list[str]) -> str:
-    program = os.path.basename(command[0]) if command else ""
-    program = program.removesuffix(".exe").removesuffix(".cmd")
-    return "peer" if program.lower() in KNOWN_AI_CLIS else "shell"
+    """An AI CLI's tab is a peer, also under a wrapper (`env HOME=x claude`, `npx codex`)."""
+    return "peer" if runs_ai_cli(command) else "shell"
 
 
 def default_shell() -> list[str]:
