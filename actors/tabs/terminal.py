@@ -16,15 +16,13 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ...protocol.settings import TerminalSettings
 from ...terminals import divider
 from ...terminals.env import child_env
 from ...terminals.foreground import ForegroundCommand
-from ...terminals.grid import grid
 from ...terminals.pty import PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
 from ..errors import SpawnFailed, TabNotRunning
@@ -35,6 +33,7 @@ from .agent_watch import AgentConfig
 from .terminal_agent import TerminalAgent
 from .terminal_input import TerminalInput
 from .terminal_io import TerminalThreads, _ChildExited, _GaveUp
+from .terminal_reads import TerminalReads
 from .writes import TabFailed, WriteTicket
 
 BUSY_WINDOW = 1.5  # a tab with output in the last 1.5 s is "busy"
@@ -55,7 +54,7 @@ class TabSpec:
     base_env: dict[str, str]
 
 
-class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedActor):
+class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads, SupervisedActor):
     def __init__(self, spec: TabSpec, settings: TerminalSettings, bus: EventBus, *,
                  supervisor: Supervisor | None = None, agent: AgentConfig | None = None) -> None:
         super().__init__()
@@ -215,66 +214,6 @@ class TerminalActor(TerminalInput, TerminalAgent, TerminalThreads, SupervisedAct
             except OSError:
                 pass
         self._dirty.set()
-
-    def watch(self, callback: Any) -> Any:
-        """A UI starts showing this tab: from now on `callback(update)` gets every coalesced
-        `ScreenUpdate` (on the notifier thread; it must not block). Returns a full snapshot to
-        start from (updates carry serials: one older than the snapshot is stale)."""
-        with self._drawn() as screen:
-            self._watchers = (*self._watchers, callback)
-            return screen.snapshot()
-
-    def unwatch(self, callback: Any) -> None:
-        with self._lock:
-            # `==`, not `is`: a bound method (`feed.on_update`) is a new object at every access.
-            self._watchers = tuple(w for w in self._watchers if w != callback)
-
-    @contextmanager
-    def _drawn(self) -> Iterator[Any]:
-        """The screen, under the lock, once the program is not half-way through a synchronized
-        update (DECSET 2026; SYNC_LIMIT at most): what a UI shows, reads and the detector see
-        alike -- never half a redraw."""
-        while True:
-            self._lock.acquire()
-            held = self._screen.sync_hold(time.monotonic())
-            if held <= 0:
-                break
-            self._lock.release()
-            time.sleep(min(held, 0.005))
-        try:
-            yield self._screen
-        finally:
-            self._lock.release()
-
-    def snapshot(self) -> Any:
-        with self._drawn() as screen:
-            return screen.snapshot()
-
-    def cells(self) -> dict[str, Any]:
-        with self._drawn() as screen:
-            return grid(screen)
-
-    def history(self, start: int, stop: int) -> list[Any]:
-        with self._lock:
-            return self._screen.history_lines(start, stop)
-
-    def history_page(self, offset: int, count: int, start: int | None = None, screen: bool = False) -> Any:
-        """`terminals.screen_read.HistoryPage`."""
-        with self._lock:
-            return self._screen.history_page(offset, count, start, screen)
-
-    def read_text(self, lines: int = 40) -> dict[str, Any]:
-        with self._drawn() as screen:
-            text = screen.text(lines)
-            row, col, _visible = screen.cursor
-            return {
-                "name": self.spec.name,
-                "lines": lines,
-                "text": text,
-                "cursor": {"row": row, "col": col},
-                "title": screen.title,
-                "alt_screen": screen.alt_screen,
-            }
 
     def status(self) -> dict[str, Any]:
         """Running state, activity and failure (None, or which part failed and why), for the
