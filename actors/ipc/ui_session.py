@@ -26,6 +26,7 @@ from ...protocol.schema import SchemaError, check
 from ..errors import BadArguments, TikiError
 from .context import OpContext
 from .identity import tty_name
+from .ui_calls import run_call
 from .ui_frames import event_body, frame_prefix, history_event
 from .ui_outbox import SEND_TIMEOUT, Outbox
 
@@ -65,10 +66,6 @@ def _config(ctx: OpContext, text: str | None) -> dict[str, Any]:
 
 
 HANDLERS = {ops.UI_ATTACH: attach}
-
-
-def _no_events(event: dict[str, Any]) -> None:
-    raise RuntimeError("an op called through a UI session cannot stream")
 
 
 class UiSession:
@@ -277,34 +274,7 @@ class UiSession:
         self._host.supervisor.task("ui.call", self._call, message)
 
     def _call(self, message: dict[str, Any]) -> None:
-        from ..host import HANDLERS  # the host's op table (imported late: the host imports us)
-
-        ref, name, args = message["ref"], message["op"], message.get("args") or {}
         after: list[Any] = []
-        entry = HANDLERS.get(name)
-        try:
-            if entry is None:
-                raise TikiError(f"unknown op {ipc.clip(name, 80)!r}; known ops: {', '.join(sorted(HANDLERS))}")
-            op, handler = entry
-            if op.long:
-                raise TikiError(f"{name} holds its connection: send it on a connection of its own")
-            check(op.args, args)
-            ctx = OpContext(self._host, None, _no_events, f"ui{self.id}.{ref}", after, peer=self._ctx.peer)
-            reply: dict[str, Any] = {"kind": "reply", "ref": ref, "ok": True, "result": handler(ctx, args)}
-        except SchemaError as exc:
-            reply = _failed(ref, ipc.BAD_REQUEST, f"bad arguments for {name}: {exc}")
-        except TikiError as exc:
-            reply = _failed(ref, exc.code, exc.message)
-        except (pykka.ActorDeadError, pykka.Timeout) as exc:
-            reply = _failed(ref, ipc.INTERNAL, f"{name}: a part of the host did not answer ({type(exc).__name__})")
-        except Exception as exc:  # noqa: BLE001 - the session survives every bad call
-            self._host.event_log.append("internal_error", detail=f"{name} (UI): {exc!r}",
-                                        trace=traceback.format_exc(limit=8))
-            reply = _failed(ref, ipc.INTERNAL, f"{name} failed: {exc!r}")
-        self.send(reply)
+        self.send(run_call(self._host, message, f"ui{self.id}.{message['ref']}", self._ctx.peer, after))
         for callback in after:
             callback()
-
-
-def _failed(ref: int, code: str, message: str) -> dict[str, Any]:
-    return {"kind": "reply", "ref": ref, "ok": False, "error": {"code": code, "message": ipc.clip(message)}}
