@@ -15,9 +15,9 @@ size the tabs follow, and everything the UIs must hear.
   for a UI; it also polls the tab list once a second while UIs are attached (output activity:
   the tab bar's `busy` for programs no agent rule describes) and says so only when something
   changed. Agent states reach the UIs as their own events, as they change.
-- Consent: while any UI is attached the coordinator asks before typing into a shell tab and
-  any UI may answer; when the last one leaves, the questions still open are denied (and new
-  ones are, unless allow_shell).
+- Consent (`ui_consents`): while any UI is attached the coordinator asks before typing into a
+  shell tab and any UI may answer; when the last one leaves, the questions still open are
+  denied (and new ones are, unless allow_shell).
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from typing import Any
 import pykka
 
 from ...protocol.limits import ASK
-from ..coordinator.events import FINAL, ConsentNeeded, ToolEnd
 from ..errors import TikiError
 from ..events import ScreenChanged, TabsChanged
 from .tab_feed import TabFeed
 from .ui_backlog import Backlog
 from .ui_colors import TabColors
+from .ui_consents import Consents
 from .ui_frames import event_body, wire_event
 
 POLL_EVERY = 1.0  # seconds between tab-list polls while UIs are attached
@@ -62,8 +62,8 @@ class UiHub:
         self._latest: Any = None
         self._applied: dict[int, tuple[int, int]] = {}  # the size each tab was last given
         self._activity = itertools.count(1)  # orders the sessions' last uses (`session.active_at`)
-        self._consents: dict[str, dict[str, Any]] = {}  # open questions, for UIs that attach later
         self._backlog = Backlog()  # what the panel said, for UIs that attach later
+        self.consents = Consents(host, self.broadcast, self._lock)
         self._events: queue.Queue[Any] = queue.Queue()
         self._unsubscribe = host.bus.subscribe(self._on_bus)
         self._polled = 0.0
@@ -91,14 +91,14 @@ class UiHub:
                 "kind": "hello", "session": session.id, "host_pid": os.getpid(), "tabs": tabs,
                 "active": next((t["id"] for t in tabs if t["name"] == active), None),
                 "coordinator": self._host.service("coordinator") is not None,
-                "peers": peers, "consents": list(self._consents.values()),
+                "peers": peers, "consents": self.consents.questions(),
                 "notify": _notify_settings(self._host), **session.config,
             })
             if (backlog := self._backlog.event_body()) is not None:
                 session.outbox.event(backlog)
             self.sessions.append(session)
         if first:
-            self._responder(True)
+            self.consents.responder(True)
 
     def detach(self, session: Any) -> None:
         with self._lock:
@@ -108,11 +108,8 @@ class UiHub:
             last = not self.sessions
             if self._latest is session:
                 self._latest = None
-            open_questions = list(self._consents) if last else []
         if last:
-            self._responder(False)
-            for request_id in open_questions:  # nobody is left to answer them
-                self.answer_consent(request_id, "deny")
+            self.consents.nobody_left()
 
     def stop(self, reason: str) -> None:
         for session in list(self.sessions):
@@ -193,28 +190,6 @@ class UiHub:
         except (TikiError, pykka.ActorDeadError, pykka.Timeout):
             pass  # the tab went away meanwhile
 
-    # -- consent -----------------------------------------------------------------------------
-
-    def _responder(self, present: bool) -> None:
-        coordinator = self._host.service("coordinator")
-        try:
-            if coordinator is not None:
-                coordinator.set_consent_responder(present)
-        except pykka.ActorDeadError:
-            pass  # stopping, or being restarted: the next poll says it again
-
-    def answer_consent(self, request_id: str, decision: str) -> None:
-        coordinator = self._host.service("coordinator")
-        try:
-            if coordinator is not None:
-                coordinator.answer_consent(request_id, decision)
-        except pykka.ActorDeadError:
-            pass  # its run ended with it
-        with self._lock:
-            known = self._consents.pop(request_id, None) is not None
-        if known:
-            self.broadcast({"kind": "consent_closed", "request_id": request_id, "decision": decision})
-
     # -- events ------------------------------------------------------------------------------
 
     def broadcast(self, event: dict[str, Any]) -> None:
@@ -257,15 +232,7 @@ class UiHub:
             self._set_tabs([tab.to_json() for tab in event.tabs])
             self._rebind_feeds()
             self.colors.tell_all()  # (a tab opened or started again: a new screen)
-        elif isinstance(event, ConsentNeeded):
-            with self._lock:
-                self._consents[event.request_id] = wire_event(event) or {}
-        elif isinstance(event, (ToolEnd, *FINAL)):
-            for request_id, question in list(self._consents.items()):
-                if question.get("run_id") == event.run_id:  # answered, timed out or cancelled
-                    with self._lock:
-                        self._consents.pop(request_id, None)
-                    self.broadcast({"kind": "consent_closed", "request_id": request_id, "decision": None})
+        self.consents.on_event(event)
         wire = wire_event(event)
         if wire is not None:
             self.broadcast(wire)
@@ -277,7 +244,7 @@ class UiHub:
             return
         if self._set_tabs(tabs):
             self.broadcast({"kind": "tabs", "tabs": tabs})
-        self._responder(True)  # a restarted coordinator starts without a responder
+        self.consents.responder(True)  # a restarted coordinator starts without a responder
 
     def _all_terminals(self) -> list[Any]:
         terminals = []

@@ -229,7 +229,7 @@ class UiSession:
         self._hub.watch(self, message["tab"])
 
     def _on_consent(self, message: dict[str, Any]) -> None:
-        self._hub.answer_consent(message["request_id"], message["decision"])
+        self._hub.consents.answer(message["request_id"], message["decision"])
 
     def _on_ask(self, message: dict[str, Any]) -> None:
         coordinator = self._host.service("coordinator")
