@@ -23,6 +23,7 @@ A host that has no room for a request answers `busy`; clients retry that for a b
 
 from __future__ import annotations
 
+import hmac
 import json
 import re
 from typing import Any
@@ -80,6 +81,22 @@ class Request:
 
 def auth_line(secret: str) -> bytes:
     return AUTH_PREFIX + secret.encode("ascii") + b"\n"
+
+
+AUTH_REFUSAL = ("refused: the request lacks this host's secret; send the line `AUTH <secret>` (from the endpoint "
+                "file) first, as the tiki CLI does")
+
+
+def read_auth(received: bytes, secret: bytes) -> tuple[bool | None, int]:
+    """The `auth_line` at the start of what a client sent: (True, its length) when it carries
+    `secret`; (False, 0) when it does not, or cannot (another start, too long); (None, 0) while
+    it has not come whole. Compared in constant time."""
+    if not AUTH_PREFIX.startswith(received[:len(AUTH_PREFIX)]):
+        return False, 0
+    newline = received.find(b"\n")
+    if newline < 0:
+        return (False if len(received) > MAX_AUTH_LINE else None), 0
+    return hmac.compare_digest(received[len(AUTH_PREFIX):newline].strip(), secret), newline + 1
 
 
 def encode_frame(obj: dict[str, Any], limit: int = MAX_REPLY) -> bytes:

@@ -20,7 +20,6 @@ Replies sent from this thread are small error frames, written without blocking.
 from __future__ import annotations
 
 import errno
-import hmac
 import os
 import selectors
 import socket
@@ -232,7 +231,7 @@ class Acceptor:
             if pending.authed and pending.buffer.strip():
                 self._hand_off(selector, conn, bytes(pending.buffer))  # no newline: take what came
             elif pending.buffer:
-                self._answer(selector, pending, ipc.REFUSED, self._auth_refusal())
+                self._answer(selector, pending, ipc.REFUSED, ipc.AUTH_REFUSAL)
             else:
                 self._close(selector, conn)  # connected and left without a word
             return
@@ -252,28 +251,16 @@ class Acceptor:
     def _authenticate(self, selector: selectors.BaseSelector, pending: _Pending, data: bytes) -> bytes:
         """Consume the `AUTH <secret>` line; returns what followed it."""
         pending.buffer += data
-        head = bytes(pending.buffer[:len(ipc.AUTH_PREFIX)])
-        if not ipc.AUTH_PREFIX.startswith(head):
-            self._answer(selector, pending, ipc.REFUSED, self._auth_refusal())
+        good, used = ipc.read_auth(bytes(pending.buffer), self._auth or b"")
+        if good is None:
             return b""
-        newline = pending.buffer.find(b"\n")
-        if newline < 0:
-            if len(pending.buffer) > ipc.MAX_AUTH_LINE:
-                self._answer(selector, pending, ipc.REFUSED, self._auth_refusal())
+        if not good:
+            self._answer(selector, pending, ipc.REFUSED, ipc.AUTH_REFUSAL)
             return b""
-        secret = bytes(pending.buffer[len(ipc.AUTH_PREFIX):newline]).strip()
-        if not hmac.compare_digest(secret, self._auth or b""):
-            self._answer(selector, pending, ipc.REFUSED, self._auth_refusal())
-            return b""
-        rest = bytes(pending.buffer[newline + 1:])
+        rest = bytes(pending.buffer[used:])
         pending.buffer.clear()
         pending.authed = True
         return rest
-
-    @staticmethod
-    def _auth_refusal() -> str:
-        return ("refused: the request lacks this host's secret; send the line `AUTH <secret>` (from the "
-                "endpoint file) first, as the tiki CLI does")
 
     def _hand_off(self, selector: selectors.BaseSelector, conn: socket.socket, line: bytes) -> None:
         pending = self._forget(selector, conn)
