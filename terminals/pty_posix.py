@@ -9,8 +9,8 @@ guarantees a generic PTY library does not give:
   a look every 0.25 s).
 - `write()` never blocks past its timeout: the master is non-blocking and a child that stops
   reading gets a partial write, reported as such (flow control, never silent loss).
-- `wait_exit()` blocks until the child really exited (a child that closed its stdio but runs
-  on is still running), woken by a pidfd/kqueue or by `kill()`; it reaps the child.
+- `wait()` blocks until the child really exited (a child that closed its stdio but runs on is
+  still running), woken by a pidfd/kqueue or by `kill()`; it reaps the child.
 - `kill()` ends every process of the child's session (see `session`), may run while another
   thread is blocked in `read()`/`write()`: the fd is closed only when the last of them has
   left, so a recycled fd number is never read by mistake.
