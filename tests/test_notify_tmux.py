@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,5 +95,23 @@ def test_a_programs_bell_rings_the_outer_terminal_from_any_tab_and_badges_one_be
         assert tiki(tiki_env, "terminal-send", "bg", r"printf '\e]9;build [abc] done [/]\a'").returncode == 0
         outer.wait("w0", "build [abc] done [/]")
         assert tiki(tiki_env, "status").stdout.count("showing") == 1  # the UI is still attached
+    finally:
+        outer.close()
+
+
+def test_a_command_in_a_shell_tab_behind_says_done_once_the_shell_has_the_terminal_again(tiki_env, tmp_path):
+    """A build in a tab behind, quiet while it links: the tab is `working` until its shell holds
+    the terminal again, then `✓ done` (the shell read idle 1.5 s after the command line's echo,
+    so a command that printed nothing more never said it had ended)."""
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + BASH.replace('"sh"', '"bg"'))
+        outer.wait("w0", "bg idle")
+        sent = time.monotonic()
+        assert tiki(tiki_env, "terminal-send", "bg", "sleep 3.5; echo built-$((6*7))").returncode == 0
+        outer.wait("w0", "bg working")
+        tab_bar = outer.wait("w0", "✓ done", timeout=15).splitlines()[0]
+        assert time.monotonic() - sent >= 3.5 and "built-42" in tiki(tiki_env, "terminal-read", "bg").stdout
+        assert tab_bar.index("bg") < tab_bar.index("✓ done")
     finally:
         outer.close()
