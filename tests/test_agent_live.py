@@ -221,6 +221,13 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     assert "rule:     job" in explained and "'sleep 4' runs in front" in explained, explained
     done = host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000")
     assert done.returncode == 0 and "slept-4" in host.read("sh", 5), done.stdout
+    # A program in front at its own prompt waits for its user as a shell does: a debugger's
+    # `(Pdb) ` is idle, not a job at work.
+    assert host.run("terminal-send", "sh", "python3 -c 'import pdb; pdb.set_trace()'").returncode == 0
+    wait_until(lambda: "(Pdb)" in host.read("sh", 3), 10, 0.1, what="the debugger's prompt")
+    time.sleep(1.8)  # past the quiet period: the job rule would say working from here on
+    reply = request(host.env, "terminal.explain", name="sh")["result"]
+    assert (reply["state"], reply["rule"]) == ("idle", "prompt"), reply
 
 
 def test_a_broken_user_rules_file_is_left_out_and_reported(serve, tiki_env):
