@@ -228,6 +228,14 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     time.sleep(1.8)  # past the quiet period: the job rule would say working from here on
     reply = request(host.env, "terminal.explain", name="sh")["result"]
     assert (reply["state"], reply["rule"]) == ("idle", "prompt"), reply
+    # and so is a script's own question to its user (`read -p`), which a coordinator answers
+    assert host.run("terminal-send", "sh", "c").returncode == 0
+    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "sh", "bash -c 'read -p \"Branch to merge: \" b; echo merging-$b'").returncode == 0
+    wait_until(lambda: "Branch to merge:" in host.read("sh", 3), 10, 0.1, what="the script's question")
+    time.sleep(1.8)
+    reply = request(host.env, "terminal.explain", name="sh")["result"]
+    assert (reply["state"], reply["rule"]) == ("idle", "prompt"), reply
 
 
 def test_a_broken_user_rules_file_is_left_out_and_reported(serve, tiki_env):
