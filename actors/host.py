@@ -127,7 +127,7 @@ class Host:
             self.stop()
             if isinstance(exc, HostError):
                 raise
-            from .ipc.endpoint import EndpointError
+            from .ipc.endpoint_errors import EndpointError
 
             if isinstance(exc, EndpointError):
                 raise HostError(str(exc)) from None

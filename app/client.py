@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..actors import host_record
-from ..actors.ipc import endpoint, endpoint_lost
+from ..actors.ipc import endpoint, endpoint_errors, endpoint_lost
 from ..protocol import ipc, paths
 
 BUSY_PATIENCE = 10.0  # seconds of retrying a busy host before giving up (exit 4)
@@ -103,15 +103,15 @@ def _exchange(path: Path, frame: bytes, timeout: float | None,
               on_event: Callable[[dict[str, Any]], None] | None) -> Any:
     try:
         conn = endpoint.connect(path)
-    except endpoint.QueueFull as exc:
+    except endpoint_errors.QueueFull as exc:
         raise _Retry(NoHost(str(exc))) from None
-    except endpoint.NoEndpoint as exc:
+    except endpoint_errors.NoEndpoint as exc:
         pid = host_record.running(path)
         if pid is None:
             raise NoHost(str(exc)) from None
         # Its socket file was removed under it: it makes it again within a second or so.
         raise _Retry(NoHost(endpoint_lost.gone(path, pid)), endpoint_lost.REMAKE_WAIT) from None
-    except endpoint.EndpointError as exc:
+    except endpoint_errors.EndpointError as exc:
         raise NoHost(str(exc)) from None
     try:
         conn.settimeout(timeout)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..actors.ipc import endpoint
+from ..actors.ipc import endpoint, endpoint_errors
 from ..protocol import ipc, ops, paths, ui
 from ..terminals.session import exists
 from .client import HostError, NoHost
@@ -62,7 +62,7 @@ class UiClient:
         of this UI's config.toml, which the host checks: `hello["keys"]` are its [keys])."""
         try:
             conn = endpoint.connect(self.socket_path)
-        except endpoint.EndpointError as exc:
+        except endpoint_errors.EndpointError as exc:
             raise NoHost(str(exc)) from None
         args = ops.UiAttach(version=ui.VERSION, client=self.client, fps=fps)
         if cols and rows:

@@ -6,12 +6,12 @@ socket path then names a 0600 file holding the port and a per-host secret that a
 first (`AUTH <secret>`, see protocol/ipc.py), so only the user who can read that file can talk
 to the host.
 
-Another local user must not be able to stand in the middle. So the directory is refused (both
-by the host and by the CLI) when someone else owns it or can write into it, endpoint files are
-created with O_EXCL|O_NOFOLLOW (a planted symlink is never written through), an endpoint owned
-by someone else is never used, and a directory tikitaka did not create is never chmodded.
+Another local user must not be able to stand in the middle: the directory is checked first
+(`endpoint_dir`), endpoint files are created with O_EXCL|O_NOFOLLOW (a planted symlink is never
+written through), and an endpoint owned by someone else is never used.
 
-Every failure is an `EndpointError` whose message says what is wrong and what to do.
+Every failure is an `EndpointError` (`endpoint_errors`) whose message says what is wrong and
+what to do.
 Imports only the standard library: the command line uses it on its fast path.
 """
 
@@ -24,90 +24,19 @@ import stat
 import sys
 from pathlib import Path
 
-from ...protocol import ipc, paths
+from ...protocol import ipc
 from . import endpoint_file
+from .endpoint_dir import UID, check_directory, check_owner, secure_directory
+from .endpoint_errors import EndpointError, HostAlreadyRunning, NoEndpoint, QueueFull, Unreachable
 
 # sizeof(sockaddr_un.sun_path) minus the terminating NUL
 MAX_UNIX_PATH = 103 if sys.platform == "darwin" or "bsd" in sys.platform else 107
 BACKLOG = 512  # a burst of clients waits in the kernel's queue instead of failing
 CONNECT_TIMEOUT = 5.0
-_UID = os.getuid() if hasattr(os, "getuid") else None  # None: Windows, no ownership checks
-
-
-class EndpointError(RuntimeError):
-    """The endpoint cannot be used; the message says why and what to do."""
-
-
-class HostAlreadyRunning(EndpointError):
-    pass
-
-
-class Unreachable(EndpointError):
-    """No host can be reached at the endpoint (the CLI exits 3)."""
-
-
-class QueueFull(Unreachable):
-    """The host's connection queue is full (a frozen or swamped host); worth retrying."""
-
-
-class NoEndpoint(Unreachable):
-    """Nothing at the path: no host, or one whose socket file was removed (see endpoint_lost)."""
 
 
 def use_tcp() -> bool:
     return os.environ.get("TIKI_IPC") == "tcp" or not hasattr(socket, "AF_UNIX")
-
-
-def _managed(path: Path) -> bool:
-    """Is `path` in tikitaka's own per-user runtime directory (not one the user chose)?"""
-    return not os.environ.get("TIKI_SOCKET") and path.parent == paths.runtime_dir()
-
-
-def _unsafe(directory: Path, managed: bool) -> str | None:
-    """Why `directory` is not safe for a host's endpoint, or None."""
-    try:
-        st = os.lstat(directory)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        if managed:
-            return "a symlink"
-        st = os.stat(directory)
-    if not stat.S_ISDIR(st.st_mode):
-        return "not a directory"
-    mode = stat.S_IMODE(st.st_mode)
-    if _UID is None:
-        return None
-    if st.st_uid != _UID and (managed or st.st_uid != 0):
-        return f"owned by uid {st.st_uid}, not you (uid {_UID})"
-    if managed and mode & 0o022:  # ours alone: we create it 0700
-        return f"writable by {'others' if mode & 0o002 else 'its group'} (mode {mode:04o})"
-    if mode & 0o022 and not mode & stat.S_ISVTX:  # /tmp (sticky) is fine: nobody can replace our file
-        return f"writable by others without the sticky bit (mode {mode:04o})"
-    return None
-
-
-def check_directory(path: Path) -> None:
-    """Refuse an endpoint whose directory another user could tamper with."""
-    managed = _managed(path)
-    for directory in (path.parent, path.parent.parent) if managed else (path.parent,):
-        try:
-            problem = _unsafe(directory, managed and directory == path.parent)
-        except PermissionError:
-            raise Unreachable(f"permission denied reaching {path}: it is in another user's directory; set "
-                              "TIKI_SOCKET to your own host's socket") from None
-        if problem:
-            fix = (f"remove it if it is not yours (`rm -r {directory}`), or set TIKI_SOCKET to a path in a "
-                   "directory only you can write" if managed else
-                   "set TIKI_SOCKET to a path in a directory only you can write")
-            raise Unreachable(f"refusing {directory} for the tiki socket: it is {problem}, so another user "
-                              f"could intercept your host; {fix}")
-
-
-def _owner_problem(path: Path, st: os.stat_result) -> None:
-    if _UID is not None and st.st_uid != _UID:
-        raise Unreachable(f"{path} belongs to uid {st.st_uid}, not you (uid {_UID}): no permission to use "
-                          "another user's host; set TIKI_SOCKET to your own host's socket")
 
 
 def _no_host(path: Path, kind: type[Unreachable] = Unreachable) -> Unreachable:
@@ -135,7 +64,7 @@ def connect(path: Path, timeout: float | None = CONNECT_TIMEOUT) -> socket.socke
     except PermissionError:
         raise Unreachable(f"permission denied reaching {path}: it belongs to another user; set TIKI_SOCKET "
                           "to your own host's socket") from None
-    _owner_problem(path, st)
+    check_owner(path, st)
     if use_tcp():
         return _connect_tcp(path, st, timeout)
     if stat.S_ISREG(st.st_mode):
@@ -203,30 +132,11 @@ def is_live(path: Path) -> bool:
     return True
 
 
-def _secure_directory(path: Path) -> None:
-    """Create the endpoint's directory 0700, or check the one that is there; chmod only what
-    we created."""
-    directory = path.parent
-    try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        os.mkdir(directory, 0o700)
-        os.chmod(directory, 0o700)  # ours: make sure the umask did not loosen it
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise EndpointError(f"cannot create {directory} for the tiki socket: {exc.strerror}; set "
-                            "TIKI_SOCKET to a path in a directory you own") from None
-    try:
-        check_directory(path)
-    except Unreachable as exc:
-        raise EndpointError(str(exc)) from None
-
-
 def make_directory(path: Path) -> None:
     """The endpoint's directory, made 0700 or checked safe; EndpointError when it cannot be used."""
     if not use_tcp() and _too_long(path):  # (before the directory is made: nothing left behind)
         raise EndpointError(_too_long(path))
-    _secure_directory(path)
+    secure_directory(path)
 
 
 def prepare(path: Path) -> None:
@@ -240,7 +150,7 @@ def prepare(path: Path) -> None:
     if stat.S_ISLNK(st.st_mode):
         raise EndpointError(f"{path} is a symlink; a tiki endpoint is never followed through a link: remove "
                             f"it (`rm {path}`) or set TIKI_SOCKET elsewhere")
-    if _UID is not None and st.st_uid != _UID:
+    if UID is not None and st.st_uid != UID:
         raise EndpointError(f"{path} belongs to uid {st.st_uid}, not you; remove it or set TIKI_SOCKET elsewhere")
     expected = stat.S_ISREG(st.st_mode) if use_tcp() else stat.S_ISSOCK(st.st_mode)
     if not expected:

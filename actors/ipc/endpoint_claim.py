@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ...protocol import paths
-from .endpoint import EndpointError
+from .endpoint_errors import EndpointError
 
 # The holder starts the workspace's tabs meanwhile (Host allows that a minute), then listens.
 CLAIM_WAIT = 90.0

@@ -19,7 +19,8 @@ from pathlib import Path
 from ...protocol import paths
 from .. import host_record
 from . import endpoint_file
-from .endpoint import BACKLOG, EndpointError, HostAlreadyRunning, is_live, prepare
+from .endpoint import BACKLOG, is_live, prepare
+from .endpoint_errors import EndpointError, HostAlreadyRunning
 
 # How long to wait for a running host to make its socket again: it looks every second; a
 # loaded machine may take a little longer.

@@ -39,7 +39,8 @@ from ...terminals.pty import out_of_descriptors
 from ..errors import TikiError
 from .connection import Acceptor, send_quietly
 from .context import OpContext
-from .endpoint import EndpointError, identity, listen, release
+from .endpoint import identity, listen, release
+from .endpoint_errors import EndpointError
 from .endpoint_lost import remake
 from .identity import Peer
 
