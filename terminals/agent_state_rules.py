@@ -191,7 +191,8 @@ def _rule(entry: dict[str, Any], src: str, index: int) -> Rule:
         title=_regex(entry.get("title"), where, "title"),
         cursor=None if cursor is None else cursor == "visible",
         notification=_regex(entry.get("notification"), where, "notification"),
-        description=_typed(entry.get("description", ""), str, where, "description"),
+        # (for people, on one line: a file may wrap it over several)
+        description=" ".join(_typed(entry.get("description", ""), str, where, "description").split()),
         **flags, **numbers,  # type: ignore[arg-type]  # each key checked against its field above
     )
 

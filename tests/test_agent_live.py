@@ -219,6 +219,8 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     assert "slept-4" not in host.read("sh", 5)
     assert seen[-1] == ("working", "job") and {state for state, _ in seen} == {"working"}, seen
     assert "rule:     job" in explained and "'sleep 4' runs in front" in explained, explained
+    # a rule's description written over several lines of its file is one line here
+    assert "a download): working until the shell is in front again" in explained, explained
     done = host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000")
     assert done.returncode == 0 and "slept-4" in host.read("sh", 5), done.stdout
     # A program in front at its own prompt waits for its user as a shell does: a debugger's
