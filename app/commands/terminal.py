@@ -84,7 +84,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--idle-ms", type=int, default=1500, help="quiet time that counts as idle (default 1500)")
     p.add_argument("--timeout-ms", type=int, default=60000, help="give up after this long (default 60000; exit 4)")
     p.add_argument("--until", choices=("waiting", "idle", "exited", "working"),
-                   help="wait for this agent state instead of quiet output (see `tiki explain`)")
+                   help="wait for this agent state instead of quiet output (see `tiki explain`; a shell "
+                        "tab is idle once the command typed at its prompt has ended)")
     p.set_defaults(func=cmd_wait)
 
     p = sub.add_parser("explain", help="a tab's agent state, the rule that matched and what it matched")
