@@ -207,7 +207,7 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     with the command still running)."""
     host = serve(BASH_TAB)
     assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000").returncode == 0
-    assert host.run("terminal-send", "sh", "sleep 4; echo slept-$((2+2))").returncode == 0
+    assert host.run("terminal-send", "sh", "sleep 5; echo slept-$((2+2))").returncode == 0
     sent = time.monotonic()
     seen = []
     while time.monotonic() - sent < 2.8:  # past the quiet period (1.5 s), before the end
@@ -218,7 +218,7 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     explained = host.run("explain", "sh").stdout
     assert "slept-4" not in host.read("sh", 5)
     assert seen[-1] == ("working", "job") and {state for state, _ in seen} == {"working"}, seen
-    assert "rule:     job" in explained and "'sleep 4' runs in front" in explained, explained
+    assert "rule:     job" in explained and "'sleep 5' runs in front" in explained, explained
     # a rule's description written over several lines of its file is one line here
     assert "a download): working until the shell is in front again" in explained, explained
     done = host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000")
