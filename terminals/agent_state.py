@@ -45,6 +45,8 @@ class ScreenFacts:
     # The tab's own program holds the terminal (nothing it started runs), False while a command
     # it started does (a shell's job), None where that cannot be known (no /proc, no `ps`).
     leader_in_front: bool | None = None
+    # The program in front waits in a read of the terminal (Linux), None where that is not known.
+    reading: bool | None = None
 
 
 class Verdict(NamedTuple):
@@ -133,6 +135,8 @@ def check(rule: Rule, view: _View) -> str | None:
         return None
     if rule.job is not None and (facts.leader_in_front is None or rule.job == facts.leader_in_front):
         return None
+    if rule.reading is not None and (facts.reading is None or rule.reading != facts.reading):
+        return None
     if rule.started_within is not None and (facts.started_at is None
                                             or facts.now - facts.started_at > rule.started_within):
         return None
@@ -190,6 +194,8 @@ def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Not
         parts.append(f"started {facts.now - facts.started_at:.1f} s ago")
     if rule.recognised is not None:
         parts.append("a known screen was seen before" if view.recognised else "no known screen seen yet")
+    if rule.reading is not None:
+        parts.append("it waits in a read of the terminal" if rule.reading else "it is not reading the terminal")
     if rule.job is not None:
         parts.append(f"{_clip(' '.join(facts.command))!r} runs in front" if rule.job
                      else "the tab's own program holds its terminal")

@@ -47,6 +47,7 @@ class Rule:
     started_within: float | None = None
     recognised: bool | None = None  # has any screen/title/signal rule matched since the start?
     job: bool | None = None  # True: a command the tab's program started holds its terminal
+    reading: bool | None = None  # True: the program in front waits in a read of the terminal
     description: str = ""
 
     @property

@@ -8,12 +8,15 @@ without touching the PTY's descriptor) and `/proc/PGID/cmdline` gives its argv; 
 the BSDs `ps` answers both. `ForegroundCommand` caches the answer: the group is looked up at
 most every `LOOK_EVERY` seconds (reading /proc costs ~50 us here; `ps` a few ms), and the argv
 again when the group changed, when its leader's name did (an `exec` keeps the group: `sh -c
-'exec claude'` becomes Claude; Linux), or every `REFRESH` seconds.
+'exec claude'` becomes Claude; Linux), or every `REFRESH` seconds. On Linux each look also
+asks whether the group's leader waits in a read of the terminal (`/proc/PID/syscall`): a
+program waiting to be typed to, with or without a prompt on its screen.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -21,6 +24,9 @@ import time
 LOOK_EVERY = 0.5  # seconds between looks at the foreground group (Linux)
 PS_EVERY = 2.0  # where only `ps` can tell (macOS), ask it at most this often
 REFRESH = 2.0  # seconds before the same process group's argv is read again
+# read(2)'s number in /proc/PID/syscall, by architecture (the asm-generic ones use 63)
+_READ = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63, "loongarch64": 63,
+         "i386": 3, "i686": 3, "armv7l": 3, "ppc64le": 3, "ppc64": 3, "s390x": 3}.get(platform.machine())
 
 
 def foreground_group(pid: int) -> int | None:
@@ -72,6 +78,26 @@ def ended(pid: int) -> bool:
     return state in (b"Z", b"X")
 
 
+def reads_its_terminal(pid: int) -> bool | None:
+    """Is process `pid` waiting in a read of its controlling terminal -- `cat`, `bc`, a script's
+    `read`: a program waiting to be typed to, whatever its screen shows? None where that cannot
+    be known: not Linux, an architecture not listed, a process we may not look into (setuid)."""
+    if _READ is None or not sys.platform.startswith("linux"):
+        return None
+    try:
+        with open(f"/proc/{pid}/syscall", "rb") as syscall:
+            fields = syscall.read().split()  # "running", or the call's number, its arguments, sp, pc
+        tty = int(_stat_fields(pid)[4])
+    except (OSError, IndexError, ValueError):
+        return None
+    if len(fields) < 2 or fields[0] != str(_READ).encode() or tty == 0:
+        return False
+    try:
+        return os.stat(f"/proc/{pid}/fd/{int(fields[1], 16)}").st_rdev == tty
+    except (OSError, ValueError):
+        return False
+
+
 def _stat_fields(pid: int) -> list[bytes]:
     """The fields of /proc/PID/stat after the process's name: state, ppid, pgrp, session,
     tty_nr, tpgid, ... (the name may hold ") ", hence the last one splits). Raises OSError."""
@@ -98,6 +124,7 @@ class ForegroundCommand:
         self._read_at = self._looked_at = -1e9
         self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
         self._ended = False
+        self._reading: bool | None = None
 
     @property
     def leader_in_front(self) -> bool | None:
@@ -105,6 +132,12 @@ class ForegroundCommand:
         runs in the foreground; False while a command it started does; None when the group is
         not known. As of the last `get`."""
         return None if self._group is None else self._group == self.leader
+
+    @property
+    def reading(self) -> bool | None:
+        """The foreground process waits in a read of the terminal (`reads_its_terminal`; None
+        where that cannot be known). As of the last `get`."""
+        return self._reading
 
     @property
     def ended(self) -> bool:
@@ -120,8 +153,9 @@ class ForegroundCommand:
         self._looked_at = now
         group = foreground_group(self.leader)
         if group is None:
-            self._group, self._argv, self._ended = None, [], ended(self.leader)
+            self._group, self._argv, self._ended, self._reading = None, [], ended(self.leader), None
             return self._argv
+        self._reading = reads_its_terminal(group)  # (a look each time: it changes at every key)
         name = name_of(group)
         if group != self._group or name != self._name or now - self._read_at >= REFRESH:
             self._group, self._name, self._argv, self._read_at = group, name, command_of(group), now

@@ -238,6 +238,16 @@ def test_a_silent_command_at_a_shell_prompt_is_working_until_the_prompt_returns(
     time.sleep(1.8)
     reply = request(host.env, "terminal.explain", name="sh")["result"]
     assert (reply["state"], reply["rule"]) == ("idle", "prompt"), reply
+    # and a program that reads what is typed with no prompt at all (Linux: it waits in a read
+    # of its terminal): `cat`, taking lines, is idle between them
+    assert host.run("terminal-send", "sh", "main").returncode == 0
+    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "10000").returncode == 0
+    assert host.run("terminal-send", "sh", "cat").returncode == 0
+    assert host.run("terminal-send", "sh", "line-one").returncode == 0
+    wait_until(lambda: host.read("sh", 3).count("line-one") == 2, 10, 0.1, what="cat's echo of a line")
+    wait_until(lambda: request(host.env, "terminal.explain", name="sh")["result"]["rule"] == "reads-terminal", 5,
+               0.1, what="cat waiting for the next line")
+    assert request(host.env, "terminal.explain", name="sh")["result"]["state"] == "idle"
 
 
 def test_a_broken_user_rules_file_is_left_out_and_reported(serve, tiki_env):

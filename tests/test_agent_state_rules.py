@@ -151,18 +151,20 @@ def test_every_agent_the_bundled_rules_name_is_an_ai_cli_whose_tab_is_a_peer():
     assert named and named <= AI_CLIS, named - AI_CLIS
 
 
-@pytest.mark.parametrize("line, in_front, expected", [
-    ("", False, ("working", "job")),  # a command runs, quiet: working, not idle
-    ("", None, ("idle", "quiet")),  # where the foreground cannot be known, the job rule never holds
-    ("", True, ("idle", "quiet")),
-    ("(Pdb) ", False, ("idle", "prompt")),  # a debugger waits for its user
-    ("version: (1.0.0) ", False, ("idle", "prompt")),  # npm init's questions
-    ("Branch to merge: ", False, ("idle", "prompt")),  # a script's `read -p`
-    ("[sudo] password for ann: ", False, ("waiting", "question")),
+@pytest.mark.parametrize("line, in_front, reading, expected", [
+    ("", False, False, ("working", "job")),  # a command runs, quiet: working, not idle
+    ("", False, True, ("idle", "reads-terminal")),  # `cat`, `bc`, a `read` with no prompt: waiting to be typed to
+    ("", False, None, ("working", "job")),  # (where /proc cannot say)
+    ("", None, None, ("idle", "quiet")),  # where the foreground cannot be known, the job rule never holds
+    ("", True, None, ("idle", "quiet")),
+    ("(Pdb) ", False, False, ("idle", "prompt")),  # a debugger waits for its user
+    ("version: (1.0.0) ", False, True, ("idle", "prompt")),  # npm init's questions
+    ("Branch to merge: ", False, True, ("idle", "prompt")),  # a script's `read -p`
+    ("[sudo] password for ann: ", False, True, ("waiting", "question")),
 ])
-def test_a_shell_tab_with_a_command_in_front_is_working_unless_it_shows_a_prompt(line, in_front, expected):
+def test_a_shell_tab_with_a_command_in_front_is_working_unless_it_waits_for_input(line, in_front, reading, expected):
     rows = ["ann@box:~/app$ make", line]
     facts = ScreenFacts(rows, cursor=(1, len(line), True), now=NOW, last_output_at=NOW - 2.0, started_at=NOW - 60,
                         command=["bash"] if in_front is not False else ["python3", "tool.py"],
-                        leader_in_front=in_front)
+                        leader_in_front=in_front, reading=reading)
     assert AgentStateDetector(load_rulebook(user=Path("/nonexistent"))).evaluate(facts)[:2] == expected

@@ -61,4 +61,5 @@ class TerminalAgent:
         return ScreenFacts(rows, cursor, title, alt_screen, notes, now, last_output, self._started_at,
                            over and self._started_at is not None, self._exit_code,
                            live or self.spec.command,
-                           foreground.leader_in_front if live and foreground is not None else None)
+                           foreground.leader_in_front if live and foreground is not None else None,
+                           foreground.reading if live and foreground is not None else None)
