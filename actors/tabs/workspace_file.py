@@ -13,10 +13,12 @@ wrote it stays as the user left it, and the host's tabs go beside it (`Workspace
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,10 @@ import tomli_w
 from ...protocol import toml_file
 from ...terminals.agent_state_kind import runs_ai_cli
 from ..errors import TikiError
+
+# A host at its descriptor limit: a save waits this long, in short steps, for descriptors that
+# are being given back (a tab just closed frees its PTY's a moment after the save starts).
+OUT_OF_FILES_WAIT = 0.5
 
 
 def default_role(command: list[str]) -> str:
@@ -137,12 +143,22 @@ class WorkspaceFile:
         return (f"{self.path} was edited while the host ran: it is left as edited, and the host's tabs "
                 f"are saved to {self.beside} (copy that over it, or merge the two, to keep them)")
 
+    def _save_waiting_for_files(self, entries: list[TabEntry]) -> str | None:
+        deadline = time.monotonic() + OUT_OF_FILES_WAIT
+        while True:
+            try:
+                return self.save(entries)
+            except OSError as exc:
+                if exc.errno not in (errno.EMFILE, errno.ENFILE) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.02)
+
     def save_reported(self, entries: list[TabEntry], log: Any, supervisor: Any) -> str | None:
         """`save`, and what came of it told: on the event log (`log`) and, as a failure of the
         `workspace-file` service, in the health report (`supervisor`). Returns the error when
         the save failed, for the caller, who must not think the change will last."""
         try:
-            news = self.save(entries)
+            news = self._save_waiting_for_files(entries)
         except OSError as exc:
             why = f"{self.path}: {exc.strerror or exc}"
             log.append("workspace_save_failed", detail=why)
