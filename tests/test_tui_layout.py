@@ -5,8 +5,10 @@ typed when the host refuses it (the error shows in the dialog) and switches to t
 
 from __future__ import annotations
 
+import os
+
 from textual.containers import VerticalScroll
-from textual.widgets import Input, Label
+from textual.widgets import Button, Input, Label
 from tui_helpers import PREFIX, make_app, stop, until
 
 from tikitaka.app.tui.agent_panel import AgentPanel
@@ -88,5 +90,35 @@ async def test_the_tab_bar_keeps_the_active_tab_in_view(tmp_path):
             await pilot.pause()
             bar = str(app.tab_bar.render())
             assert "1 tab-number-1 " in bar and "▸" in bar and "◂" not in bar
+    finally:
+        stop(app)
+
+
+async def test_the_new_tab_dialog_offers_every_ai_cli_on_path_in_view(tmp_path, monkeypatch):
+    # The host knows more AI CLIs than the four the dialog once listed; each found on PATH is
+    # offered, and every button stays inside the dialog (four presets and shell overflowed it).
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("claude", "codex", "gemini", "aider", "opencode", "qwen"):
+        (bin_dir / program).write_text("#!/bin/sh\n")
+        (bin_dir / program).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+            await pilot.press(PREFIX, "c")
+            await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
+            await pilot.pause()
+            buttons = list(app.screen.query(".preset").results(Button))
+            assert [str(b.label) for b in buttons][:6] == ["Aider", "Claude", "Codex", "Gemini", "Opencode", "Qwen"]
+            assert str(buttons[-1].label) == "shell"
+            dialog = app.screen.query_one(".dialog").content_region
+            for button in buttons:
+                assert dialog.contains_region(button.region), (str(button.label), button.region, dialog)
+            buttons[4].press()
+            await pilot.pause()
+            assert app.screen.query_one("#new-command", Input).value == "opencode"
+            assert app.screen.query_one("#new-name", Input).value == "Opencode"
     finally:
         stop(app)

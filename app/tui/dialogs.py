@@ -13,9 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
+from ...terminals.agent_state_kind import AI_CLIS
 from .text_field import TextField
-
-AI_CLIS = ("claude", "codex", "gemini", "aider")
 
 # Tab and Shift+Tab in a dialog, as priority bindings: the app then moves the focus as it takes
 # the key, before it hands on the keys read with it. Typed ahead (`name<Tab>command`, Tab Enter
@@ -27,8 +26,9 @@ ARROW_KEYS = [Binding("left", "app.focus_previous", show=False), Binding("right"
 
 
 def presets() -> list[tuple[str, str]]:
-    """(name, command) for the AI CLIs found on PATH and the user's shell."""
-    found = [(name.capitalize(), name) for name in AI_CLIS if shutil.which(name)]
+    """(name, command) for the AI CLIs found on PATH (those the host treats as peers: one list),
+    in name order, and the user's shell."""
+    found = [(name.capitalize(), name) for name in sorted(AI_CLIS) if shutil.which(name)]
     shell = os.environ.get("SHELL") or "/bin/sh"
     return found + [("shell", shell)]
 
@@ -56,13 +56,14 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
         super().__init__()
         self.taken = set(taken or ())
         self.opener = opener
+        self.presets = presets()  # kept: a button's index names its preset
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("New tab", classes="dialog-title")
             with Horizontal(classes="presets"):
-                for index, (name, _command) in enumerate(presets()):
-                    yield Button(name, id=f"preset-{index}", classes="preset")
+                for index, (name, _command) in enumerate(self.presets):
+                    yield Button(name, id=f"preset-{index}", classes="preset", compact=True)
             yield TextField(value=unique_name("shell", self.taken), placeholder="name (letters, digits, - _ .)", id="new-name")
             yield TextField(placeholder="command (default: your shell)", id="new-command")
             yield TextField(placeholder="working directory (default: here)", id="new-cwd")
@@ -77,7 +78,7 @@ class NewTabScreen(ModalScreen[dict[str, Any] | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
         if button.startswith("preset-"):
-            name, command = presets()[int(button.split("-")[1])]
+            name, command = self.presets[int(button.split("-")[1])]
             self.query_one("#new-name", Input).value = unique_name(name, self.taken)
             self.query_one("#new-command", Input).value = command
         elif button == "open":
