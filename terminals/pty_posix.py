@@ -155,16 +155,9 @@ class PosixPty:
             return 255
 
     def resize(self, cols: int, rows: int) -> None:
-        if not self._enter():
-            return  # a closed tab has no size to change
-        try:
-            winsize = struct.pack("HHHH", max(1, rows), max(1, cols), 0, 0)
-            fcntl.ioctl(self._fd, termios.TIOCSWINSZ, winsize)
-        except OSError as exc:
-            if exc.errno not in (errno.EINVAL, errno.ENOTTY, errno.ENXIO, errno.EIO):
-                raise
-        finally:
-            self._leave()
+        """Set the terminal's size (the child gets SIGWINCH); nothing once the tab is closed."""
+        winsize = struct.pack("HHHH", max(1, rows), max(1, cols), 0, 0)
+        self._ask(lambda fd: fcntl.ioctl(fd, termios.TIOCSWINSZ, winsize), None)
 
     def tty_device(self) -> int | None:
         """The device number of this PTY's slave side (`st_rdev` of /dev/pts/N, what
