@@ -37,7 +37,7 @@ def test_the_panel_shows_the_answer_and_messages_from_before_a_detach(fake_env, 
         outer.wait("w0", "TIKI-EXIT=0")
         ask = subprocess.run([TIKI, "ask", "-q", "and now?"], env=fake_env, capture_output=True, text=True, timeout=60)
         assert ask.returncode == 0 and "answer-while-detached" in ask.stdout, ask.stderr
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0")
         outer.wait("w0", "? help")
         screen = outer.wait("w0", "answer-while-detached", timeout=10)

@@ -26,13 +26,13 @@ def test_tiki_shows_the_tab_asked_for_first(tiki_env, tmp_path):
         outer.keys("w0", "C-\\", "d")
         outer.wait("w0", "TIKI-EXIT=0")
         for asked, shown in (("two", "I-am-Two"), ("3", "I-am-three"), ("ONE", "I-am-one")):
-            outer.keys("w0", "clear", "Enter")
+            outer.clear("w0")
             outer.tiki("w0", "attach", "-t", asked) if asked.isdigit() else outer.tiki("w0", "--tab", asked)
             screen = outer.wait("w0", shown)
             assert not [other for other in ("I-am-one", "I-am-Two", "I-am-three") if other != shown and other in screen]
             outer.keys("w0", "C-\\", "d")
             outer.wait("w0", "TIKI-EXIT=0")
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0", "--tab", "four")
         screen = outer.wait("w0", "TIKI-EXIT=2").replace("\n", "")
         assert "no tab 'four'; the tabs are 1: one, 2: Two, 3: three" in screen

@@ -293,8 +293,7 @@ def test_a_ui_stopped_and_continued_draws_its_screen_again_and_a_stray_sigcont_s
         assert len(re.findall(r"^read \d+ ", before, re.M)) >= 20
         os.kill(ui, signal.SIGTSTP)
         outer.wait("w0", "TIKI-EXIT=147")  # stopped (128 + SIGSTOP); the shell has the terminal
-        outer.keys("w0", "clear", "Enter")
-        wait_until(lambda: "read 1" not in outer.screen("w0"), 10, 0.1, what="the shell's screen")
+        outer.clear("w0")
         outer.keys("w0", "fg", "Enter")
         outer.wait_screen("w0", before, "the same screen after fg")
         outer.literal("w0", "back")

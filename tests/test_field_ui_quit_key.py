@@ -38,7 +38,7 @@ def test_the_prefix_typed_while_tiki_starts_is_the_prefix(tiki_env, tmp_path):
         outer.start_ui(tmp_path / "ws.toml", TWO)  # (a host runs: the next `tiki` attaches to it)
         outer.keys("w0", "C-\\", "d")
         outer.wait("w0", "TIKI-EXIT=0")
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         before = modes(outer, "w0")
         outer.tiki("w0")
         starting(outer, "w0")  # (the UI takes the terminal in raw mode ~0.4 s after Enter)

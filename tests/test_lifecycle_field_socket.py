@@ -183,7 +183,7 @@ def test_tiki_in_a_terminal_attaches_again_to_the_host_whose_socket_was_removed(
         outer.keys("w0", "C-\\", "d")
         outer.wait("w0", "TIKI-EXIT=0")
         shutil.rmtree(Path(tiki_env["TIKI_SOCKET"]).parent)
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0")
         outer.wait("w0", "same-shell-42")  # (the shell's own screen: the host kept it)
         assert hosts_running(tiki_env) == [pid]

@@ -64,21 +64,21 @@ def test_tiki_names_a_fault_in_its_config_and_uses_the_prefix_set_there(tiki_env
         assert "Traceback" not in screen
         assert _tiki(tiki_env, "terminal-list").returncode == 3  # no host was started
         (config / "config.toml").write_text("")
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.start_ui(tmp_path / "ws.toml", BASH)
         outer.keys("w0", "C-\\", "d")  # detach: the host runs on
         outer.wait("w0", "TIKI-EXIT=0")
         (config / "config.toml").write_text('[keys]\nprefix = "ctrl+nope"\n')
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0")  # a running host refuses it, naming the fault
         screen = outer.wait("w0", "TIKI-EXIT=1").replace("\n", "")
         assert f"{config / 'config.toml'}: keys.prefix: 'ctrl+nope' is not a key" in screen
         (config / "config.toml").write_text("# " + "x" * 300_000 + "\n")  # too large to be settings
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0")
         assert "has 300,003 characters; settings are at most" in outer.wait("w0", "TIKI-EXIT=1").replace("\n", "")
         (config / "config.toml").write_text('[keys]\nprefix = "ctrl+t"\n[ui]\npanel = "bottom"\n')
-        outer.keys("w0", "clear", "Enter")
+        outer.clear("w0")
         outer.tiki("w0")
         outer.wait("w0", "Ctrl+t ? help")
         assert "[ui] is not read" in outer.wait("w0", "ui.toml")  # the notice, in the agent panel

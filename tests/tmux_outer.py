@@ -54,6 +54,13 @@ class Outer:
         self.tiki("w0", "--workspace", str(workspace), cwd=str(cwd or workspace.parent), via=via)
         return self.wait("w0", ready)
 
+    def clear(self, window: str) -> None:
+        """`clear` typed at the window's shell, and waited for: the next `wait` must not find
+        the last command's words still on the screen (under load the shell takes a while)."""
+        self.keys(window, "clear", "Enter")
+        wait_until(lambda: len([row for row in self.screen(window).splitlines() if row.strip()]) <= 1, 10, 0.05,
+                   what=f"window {window} cleared")
+
     def keys(self, window: str, *keys: str) -> None:
         self.tmux("send-keys", "-t", window, *keys)
 
