@@ -166,9 +166,51 @@ SHELL = Scenario("shell decorations", ["sh", "-c", "sh decorations.sh; exec slee
     ("wait", "decorations-done"), ("snap", "shell: tput smso, smul, strike-through at the bottom"),
 ], files={"decorations.sh": DECORATIONS})
 
-FAST = [VIM, LESS, PYTHON, SHELL, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE, CLAUDE_INPUT]
+NANO = Scenario("nano", ["nano", "-I", "notes.txt"], [  # (-I: no nanorc, whose locking makes the 2nd side ask)
+    ("wait", "Fidelity notes"), ("snap", "nano: a file"),
+    ("key", "ctrl+w"), ("type", "word1"), ("key", "enter"), ("snap", "nano: search"),
+    ("type", "inserted 한국어 é"), ("snap", "nano: typed"),
+    ("key", "ctrl+g"), ("snap", "nano: help"), ("key", "ctrl+x"), ("key", "ctrl+x"), ("type", "n"),
+], files={"notes.txt": NOTES})
+
+# ncurses boxes drawn with the line-drawing set, a menu, a checklist and a question, as shell
+# scripts ask with dialog(1).
+DIALOG = Scenario("dialog", ["sh", "-c", (
+    "dialog --menu 'Pick one 한국어' 15 50 6 a 'Apple pie' b 'Banana split' c 'Cherry 中文' d Date; "
+    "dialog --checklist Choose 15 50 5 1 one on 2 two off 3 three on; dialog --yesno 'Really? é' 7 40; "
+    "exec sleep 100000")], [
+    ("wait", "Pick one"), ("snap", "dialog: menu"), ("key", "down"), ("key", "down"), ("snap", "dialog: menu moved"),
+    ("key", "enter"), ("wait", "Choose"), ("snap", "dialog: checklist"), ("key", "space"), ("snap", "dialog: toggled"),
+    ("key", "enter"), ("wait", "Really"), ("snap", "dialog: yesno"), ("key", "enter"),
+], needs="dialog")
+
+# A git history with a merge, in a repository of each side's own (fixed dates: the same hashes).
+GIT_REPO = ("export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z; "
+            'cd "$(mktemp -d ./repo.XXXXXX)" && git init -q && git config user.email a@b && git config user.name A && '
+            "for i in 1 2 3 4 5 6; do printf 'line %s 한국어\\n' $i >> f.txt; git add f.txt; "
+            'git commit -qm "commit $i: café"; done && git checkout -qb side && echo side >> f.txt && '
+            "git commit -qam side && git checkout -q - && echo main >> g.txt && git add g.txt && "
+            "git commit -qm main && git merge -q --no-edit side && ")
+TIG = Scenario("tig", ["sh", "-c", GIT_REPO + "exec tig --all"], [
+    ("wait", "commit 1"), ("snap", "tig: main view"), ("key", "down"), ("key", "enter"), ("pause", 1.0),
+    ("snap", "tig: diff"), ("key", "q"), ("key", "q"),
+], needs="tig")
+GIT_LOG = Scenario("git log", ["sh", "-c", GIT_REPO + "git -c color.ui=always log --graph --decorate --stat; "
+                                                  "exec sleep 100000"], [
+    ("wait", "Merge branch"), ("snap", "git log --graph in less"), ("key", "G"), ("snap", "git log: end"), ("key", "q"),
+], needs="git")
+MAN = Scenario("man", ["man", "ls"], [
+    ("wait", "NAME"), ("snap", "man ls"), ("key", "space"), ("snap", "man ls: page 2"), ("key", "q"),
+], needs="man")
+NCDU = Scenario("ncdu", ["ncdu", "/usr/share/doc"], [
+    ("wait", "Total disk usage"), ("pause", 1.0), ("snap", "ncdu: listing"), ("key", "?"), ("snap", "ncdu: help"),
+    ("key", "q"), ("key", "q"),
+], needs="ncdu")
+
+FAST = [VIM, LESS, PYTHON, SHELL, VTTEST_MENU, _vttest("8", 3, "VT102 insert/delete"), CODEX, CLAUDE, CLAUDE_INPUT,
+        DIALOG]
 ALL = [VIM, LESS, PYTHON, SHELL, HTOP, CODEX, CLAUDE, CLAUDE_INPUT, VTTEST_MENU, VTTEST_CURSOR, VTTEST_SCREEN,
-       VTTEST_DOUBLE, VTTEST_VT102]
+       VTTEST_DOUBLE, VTTEST_VT102, NANO, DIALOG, TIG, GIT_LOG, MAN, NCDU]
 
 
 def run(pair, scenario: Scenario, workdir: Path) -> list:

@@ -1,10 +1,10 @@
 """Screens identical to tmux's (issue 11), the fast subset: vim, less, python's REPL, vttest,
-Codex CLI's sign-in menu and Claude Code's offline start screen run in a tikitaka tab and in a
+dialog's boxes, Codex CLI's sign-in menu and Claude Code's offline start screen run in a tikitaka tab and in a
 tmux pane of the same size, driven with the same keys through `tiki terminal-key` /
 `terminal-send --literal`, compared cell by cell (characters and the attributes tmux's capture
 shows). Every screen must be 99% identical or better. A program that is not installed is
 skipped, saying so (`.ci/run` installs the two agent CLIs from npm).
-bench/fidelity.py runs every screen (htop too) and prints the table in bench/README.md.
+bench/fidelity.py runs every screen (htop, nano, tig, man and more too) and prints the table in bench/README.md.
 
 Two vttest screens differ from tmux because tmux 3.3a itself gets them wrong (vttest says on
 the screen what it should show); for those, the tests check what vttest asks for instead.
