@@ -2,7 +2,8 @@
 
 Real programs (vim, less, python's REPL, htop, Codex CLI, Claude Code, vttest's menus and test
 screens, nano, dialog, tig, git log, man, ncdu: each skipped, saying so, when not installed)
-run in a tikitaka tab (`tiki serve`) and in a tmux pane of the same size (80x24), get the same keys (`tiki terminal-key` / `terminal-send --literal`, `tmux send-keys`), and their screens are
+run in a tikitaka tab (`tiki serve`) and in a tmux pane of the same size (80x24), get the same
+keys (`tiki terminal-key` / `terminal-send --literal`, `tmux send-keys`), and their screens are
 compared cell by cell: characters, and characters with the attributes tmux's `capture-pane -e`
 shows. Prints one row per screen and the lowest share.
 
