@@ -19,6 +19,7 @@ class Outer:
         self.server = f"tikitest{uuid.uuid4().hex[:6]}"
         self.env = env
         self.cols, self.rows = cols, rows
+        self.runs: dict[str, int] = {}  # window -> `tiki` runs typed there
         self.exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("TIKI_", "OLLAMA")))
         if os.environ.get("TIKI_UI_TRACE"):
             self.exports += f" TIKI_UI_TRACE='{os.environ['TIKI_UI_TRACE']}'"
@@ -40,10 +41,12 @@ class Outer:
 
     def tiki(self, window: str, *args: str, cwd: str | None = None, via: str = "") -> None:
         """Run `tiki ARGS` in `window`'s shell (through the command `via`, if given), then print
-        its exit code."""
+        its exit code, marked with the run's number: `wait(window, "TIKI-EXIT=0")` waits for this
+        run's, not an earlier one still on the screen."""
         where = f"cd '{cwd}'; " if cwd else ""
+        self.runs[window] = self.runs.get(window, 0) + 1
         line = (f"{where}env -u COLUMNS -u LINES {self.exports} PS1='$ ' {via} {TIKI} {' '.join(args)}; "
-                "echo TIKI-EXIT=$?")
+                f"echo TIKI-EXIT=$? run-{self.runs[window]}")
         self.keys(window, line, "Enter")
 
     def start_ui(self, workspace: Path, text: str, ready: str = "? help", cwd: Path | None = None,
@@ -82,6 +85,8 @@ class Outer:
         return wait_until(same, timeout, 0.0, what=f"window {window}'s screen to settle")
 
     def wait(self, window: str, needle: str, timeout: float = 30) -> str:
+        if needle.startswith("TIKI-EXIT=") and window in self.runs:
+            needle = f"{needle} run-{self.runs[window]}"  # (the last run's, see `tiki`)
         try:
             return wait_until(lambda: needle in (s := self.screen(window)) and s, timeout, 0.1,
                               what=f"{needle!r} in window {window}")
