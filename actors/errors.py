@@ -47,6 +47,10 @@ class SpawnFailed(TikiError):
     pass
 
 
+class SpawnOutOfDescriptors(SpawnFailed):
+    """No terminal for the tab: the host is at its descriptor limit (see terminals.pty)."""
+
+
 class WaitTimeout(TikiError):
     code = ipc.TIMEOUT
 

@@ -21,6 +21,11 @@ class SpawnError(Exception):
     """The child could not be started: the message says why ("command not found: foo")."""
 
 
+class OutOfDescriptors(SpawnError):
+    """No terminal could be opened: the host (or the system) is out of file descriptors. Worth
+    another try once tabs being closed have given theirs back."""
+
+
 def out_of_descriptors(exc: BaseException) -> str | None:
     """What to tell a user when `exc` is this process (or the system) out of file descriptors,
     else None. Every tab holds a few (its PTY, its child's pidfd, its threads' wake-ups)."""
@@ -94,7 +99,7 @@ def spawn(argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, r
         said = out_of_descriptors(exc)
         if said is None:
             raise
-        raise SpawnError(f"cannot open a terminal for {argv[0]}: {said}") from None
+        raise OutOfDescriptors(f"cannot open a terminal for {argv[0]}: {said}") from None
 
 
 def check_spawn_text(argv: list[str], cwd: str | None, env: dict[str, str]) -> None:

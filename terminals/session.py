@@ -12,6 +12,7 @@ wakes the waiter when the child exits; elsewhere a slow `waitpid(WNOHANG)` poll 
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import signal
@@ -82,7 +83,8 @@ def _exit_waiter(pid: int) -> tuple[int, Callable[[], None]] | None:
 
 
 def session_members(sid: int) -> list[int]:
-    """Pids of the live processes whose session id is `sid` (the leader included)."""
+    """Pids of the live processes whose session id is `sid` (the leader included). OSError
+    when they cannot be listed: out of file descriptors (each look at /proc takes one), no `ps`."""
     if sys.platform.startswith("linux") and os.path.isdir("/proc"):
         return _linux_members(sid)
     return _ps_members(sid)
@@ -97,8 +99,12 @@ def _linux_members(sid: int) -> list[int]:
             with open(f"/proc/{entry}/stat", "rb") as stat:
                 # "pid (comm) state ppid pgrp session ...": comm may hold spaces and parens.
                 fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                raise  # (not "gone": nothing can be looked at now)
             continue  # gone meanwhile
+        except IndexError:
+            continue
         if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) == sid:
             members.append(int(entry))
     return members
@@ -108,8 +114,8 @@ def _ps_members(sid: int) -> list[int]:
     """macOS/BSD: list pids with `ps`, then ask each one's session id."""
     try:
         out = subprocess.run(["ps", "-A", "-o", "pid="], capture_output=True, text=True, timeout=5).stdout
-    except (OSError, subprocess.SubprocessError):
-        out = ""
+    except subprocess.SubprocessError as exc:
+        raise OSError(errno.ETIMEDOUT, f"ps: {exc}") from None
     members = []
     for word in out.split():
         try:
@@ -118,14 +124,28 @@ def _ps_members(sid: int) -> list[int]:
                 members.append(pid)
         except (ValueError, OSError):
             continue
-    if not members:  # no ps: at least the leader's process group
-        members = [sid]
     return members
 
 
+def _reachable(sid: int) -> list[int]:
+    """`session_members`; when they cannot be listed, the leader's process group while it has
+    a process, as one member, -sid (`os.kill(-sid, ...)` signals the group): the session's
+    other groups (jobs a shell started) are then out of reach, but the tab's program is not."""
+    try:
+        return session_members(sid)
+    except OSError:
+        pass
+    try:
+        os.killpg(sid, 0)
+    except OSError:  # none left, or not ours to signal
+        return []
+    return [-sid]
+
+
 def signal_session(sid: int, signals: tuple[int, ...]) -> list[int]:
-    """Send each of `signals` to every live process of the session; returns their pids."""
-    members = session_members(sid)
+    """Send each of `signals` to every live process of the session; returns their pids (or
+    -sid: see `_reachable`)."""
+    members = _reachable(sid)
     for sig in signals:
         for pid in members:
             try:
@@ -145,7 +165,7 @@ def end_session(sid: int, reap: Callable[[], bool], grace: float) -> None:
     pause, longest = 0.005, (0.05 if sys.platform.startswith("linux") else 0.2)  # ps costs more
     while time.monotonic() < deadline:
         reap()
-        if not session_members(sid):
+        if not _reachable(sid):
             return
         time.sleep(pause)
         pause = min(pause * 2, longest)

@@ -23,9 +23,9 @@ from ...protocol.settings import TerminalSettings
 from ...terminals import divider
 from ...terminals.env import child_env
 from ...terminals.foreground import ForegroundCommand
-from ...terminals.pty import PtyProcess, SpawnError, spawn
+from ...terminals.pty import OutOfDescriptors, PtyProcess, SpawnError, spawn
 from ...terminals.screen import Screen
-from ..errors import SpawnFailed, TabNotRunning
+from ..errors import SpawnFailed, SpawnOutOfDescriptors, TabNotRunning
 from ..events import ActorFailed, EventBus, TabExited
 from ..reclaim import reclaim_after, threads_named
 from ..supervisor import SupervisedActor, Supervisor
@@ -127,6 +127,8 @@ class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads
         )
         try:
             pty = spawn(spec.command, cwd=spec.cwd, env=env, cols=self._screen.cols, rows=self._screen.rows)
+        except OutOfDescriptors as exc:
+            raise SpawnOutOfDescriptors(f"cannot start tab '{spec.name}': {exc}") from None
         except SpawnError as exc:
             raise SpawnFailed(f"cannot start tab '{spec.name}': {exc}") from None
         self._generation += 1

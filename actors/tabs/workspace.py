@@ -211,10 +211,10 @@ class WorkspaceActor(SupervisedActor):
         )
         try:
             if spawn:
-                slot.proxy.start_child().get(timeout=ASK)
+                self._state.start_at_the_limit(lambda: slot.proxy.start_child().get(timeout=ASK))
         except BaseException:
             slot.release()
-            slot.ref.stop(block=False)
+            self._state.closing.append(slot.ref.stop(block=False))  # (it holds descriptors too)
             self._supervisor.forget(f"tab:{spec.tab_id}")
             raise
         return slot
@@ -233,9 +233,7 @@ class WorkspaceActor(SupervisedActor):
 
     def close_tab(self, name: str) -> None:
         tab = self._find(name)
-        self._tabs.remove(tab)
-        tab.slot.release()
-        tab.ref.stop(block=False)
+        self._state.closed(tab)
         self._supervisor.forget_prefix(f"tab:{tab.id}")
         if self._state.active == tab.id:
             self._state.active = self._tabs[0].id if self._tabs else None

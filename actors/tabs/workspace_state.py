@@ -7,18 +7,24 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import pykka
 
 from ...protocol.limits import ASK
-from ..errors import SpawnFailed
+from ..errors import SpawnFailed, SpawnOutOfDescriptors
 from ..events import TabInfo
 from ..supervisor import ActorSlot, Supervisor
 from .workspace_file import TabEntry, WorkspaceFile
 
 NAME_PATTERN = re.compile(r"^[\w.-]{1,40}$")  # \w is Unicode: Korean tab names are fine
+# At the descriptor limit, a new tab waits this long for tabs being closed to stop (a program
+# that ignores hangups is killed after a grace of 1 s), then this long for their PTYs to close.
+CLOSING_WAIT = 3.0
+RELEASE_WAIT = 0.5
+_T = TypeVar("_T")
 
 
 def check_cwd(name: str, cwd: str) -> None:
@@ -68,6 +74,50 @@ class WorkspaceState:
     active: int | None = None
     kept: list[TabEntry] = field(default_factory=list)
     file: WorkspaceFile | None = None
+    # Tabs closed whose terminal actors may still be stopping (their PTYs not yet given back).
+    closing: list[pykka.Future[Any]] = field(default_factory=list)
+
+    def closed(self, tab: _Tab) -> None:
+        """`tab` leaves the workspace; its terminal actor stops on its own thread (a program
+        that ignores hangups holds it for the kill's grace: the caller does not wait)."""
+        self.tabs.remove(tab)
+        tab.slot.release()
+        self.closing = [stop for stop in self.closing if not _stopped(stop, 0)]
+        self.closing.append(tab.ref.stop(block=False))
+
+    def start_at_the_limit(self, start: Callable[[], _T]) -> _T:
+        """`start()`, and, when it fails at the descriptor limit while tabs are being closed,
+        again once they have given their descriptors back: closing tabs is what the error
+        advises, and a tab opened right after must not be refused for the closed one's."""
+        try:
+            return start()
+        except SpawnOutOfDescriptors:
+            pending, self.closing = self.closing, []
+            if not pending:
+                raise
+        deadline = time.monotonic() + CLOSING_WAIT
+        for stop in pending:
+            if not _stopped(stop, max(0.0, deadline - time.monotonic())):
+                break
+        deadline = time.monotonic() + RELEASE_WAIT  # (its reader thread leaves the PTY last)
+        while True:
+            try:
+                return start()
+            except SpawnOutOfDescriptors:
+                if time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.02)
+
+
+def _stopped(stop: pykka.Future[Any], timeout: float) -> bool:
+    """Has the actor whose `stop` this is stopped (within `timeout` s)?"""
+    try:
+        stop.get(timeout=timeout)
+    except pykka.Timeout:
+        return False
+    except Exception:  # noqa: BLE001 - (it died otherwise: stopped all the same)
+        return True
+    return True
 
 
 def tab_info(tab: _Tab, active: int | None, supervisor: Supervisor) -> TabInfo:
