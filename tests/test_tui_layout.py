@@ -52,13 +52,17 @@ async def test_help_scrolls_on_a_short_terminal(tmp_path):
         stop(app)
 
 
+async def open_new_tab_dialog(app, pilot) -> None:
+    await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+    await pilot.press(PREFIX, "c")
+    await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
+
+
 async def test_new_tab_dialog_unique_name_error_in_place_and_switch(tmp_path):
     app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
-            await pilot.press(PREFIX, "c")
-            await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
+            await open_new_tab_dialog(app, pilot)
             name = app.screen.query_one("#new-name", Input)
             assert name.value == "shell-2"  # "shell" is taken
             # (brackets are text: as markup, `[/]` took the UI down and `[abc]` was not shown)
@@ -106,9 +110,7 @@ async def test_the_new_tab_dialog_offers_every_ai_cli_on_path_in_view(tmp_path, 
     app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
-            await pilot.press(PREFIX, "c")
-            await until(pilot, lambda: isinstance(app.screen, NewTabScreen), what="dialog")
+            await open_new_tab_dialog(app, pilot)
             await pilot.pause()
             buttons = list(app.screen.query(".preset").results(Button))
             assert [str(b.label) for b in buttons][:6] == ["Aider", "Claude", "Codex", "Gemini", "Opencode", "Qwen"]
