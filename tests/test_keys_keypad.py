@@ -83,7 +83,7 @@ def test_a_tab_gives_its_program_the_keypad_in_the_mode_it_set(serve, tmp_path):
     """Keys a UI forwards (the session's `input`, what the UI sends for every key) as a terminal
     in application keypad mode sends them; the program gets the form its own mode asks for.
     A paste is never translated; a restart leaves the new program in numeric mode."""
-    from test_ui_protocol import Session
+    from ui_protocol_helpers import Session
 
     log = tmp_path / "keys.jsonl"
     host = serve(f'[[tab]]\nname = "kp"\ncommand = ["{sys.executable}", "{LOGGER}", "{log}"]\nrole = "shell"\n')

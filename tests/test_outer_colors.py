@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import wait_until
-from test_ui_protocol import Session
 from tmux_outer import Outer
+from ui_protocol_helpers import Session
 
 from tikitaka.app.tui.raw_input import Splitter
 from tikitaka.terminals.screen import Screen

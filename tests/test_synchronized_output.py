@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 HERE = Path(__file__).parent
 

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 HERE = Path(__file__).parent
 

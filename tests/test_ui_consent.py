@@ -8,7 +8,7 @@ import json
 import time
 
 from fake_ollama import Reply
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 from tikitaka.actors.coordinator.events import ToolEnd
 

@@ -6,7 +6,7 @@ rows, those pyavt still holds, were marked; older ones came back as lines of the
 from __future__ import annotations
 
 from conftest import BASH_TAB
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 
 def test_a_wrapped_line_keeps_its_wrap_mark_however_far_back_it_is(serve):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import BASH_TAB, wait_until
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 HERE = Path(__file__).parent
 

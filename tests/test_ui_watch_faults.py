@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import wait_until
-from test_ui_protocol import Session
+from ui_protocol_helpers import Session
 
 from tikitaka.terminals.screen import Screen
 
