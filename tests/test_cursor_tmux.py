@@ -11,8 +11,7 @@ from typing import Iterator
 
 import pytest
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, pytestmark, tiki  # noqa: F401
 
 
 @pytest.fixture

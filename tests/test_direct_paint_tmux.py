@@ -13,9 +13,8 @@ from typing import Iterator
 
 import pytest
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
 from test_notify_tmux import CLAUDE
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, pytestmark, tiki  # noqa: F401
 
 # Every kind of style a program uses: the 16 colours (passed on as written, for the terminal's
 # own palette), 256 colours, truecolour, faint, bold, italic, underline, inverse, backgrounds,

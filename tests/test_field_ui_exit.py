@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
-from test_attach_tmux import pytestmark  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import (
+    Outer,
+    pytestmark,  # noqa: F401
+)
 
 BANNER = "exited (code 1) — Ctrl+\\ r to restart"
 

@@ -10,8 +10,7 @@ import re
 import subprocess
 
 from conftest import host_log, wait_until
-from test_attach_tmux import BASH, logger_tab, pytestmark, received, tiki  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, logger_tab, pytestmark, received, tiki  # noqa: F401
 
 TWO = BASH + '[[tab]]\nname = "two"\ncommand = ["bash", "--norc", "--noprofile", "-c", "echo I-am-two; exec bash --norc --noprofile"]\n'
 

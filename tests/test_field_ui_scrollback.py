@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, pytestmark  # noqa: F401
 
 
 def full_history(tiki_env: dict[str, str], tmp_path: Path) -> Outer:

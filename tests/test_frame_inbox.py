@@ -1,6 +1,6 @@
 """Screen frames the app has not drawn yet wait merged, one per tab (app/tui/frame_inbox.py):
 what the view gets after a stall is the screen the frames lead to, never a backlog. The
-stalled terminal itself: test_attach_tmux.py."""
+stalled terminal itself: test_attach_faults_tmux.py."""
 
 from __future__ import annotations
 

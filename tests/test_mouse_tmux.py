@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from conftest import wait_until
-from test_attach_tmux import BASH, HERE, pytestmark, read, received, tiki  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import BASH, HERE, Outer, pytestmark, read, received, tiki  # noqa: F401
 
 
 def logger(name: str, log: Path, flag: str) -> str:

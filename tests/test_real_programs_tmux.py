@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import wait_until
-from test_attach_tmux import pytestmark, read, tiki  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import Outer, pytestmark, read, tiki  # noqa: F401
 
 pytestmark = pytestmark + [pytest.mark.skipif(not (shutil.which("htop") and shutil.which("mc")),
                                               reason="needs htop and mc (apt-get install htop mc)")]

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark, tiki  # noqa: F401
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, pytestmark, tiki  # noqa: F401
 
 
 def view(screen: str) -> list[str]:

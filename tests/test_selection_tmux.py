@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import wait_until
-from test_attach_tmux import BASH, pytestmark, read  # noqa: F401
 from test_cursor_tmux import tab_cursor, terminal_cursor
 from test_mouse_tmux import sgr
-from tmux_outer import Outer
+from tmux_outer import BASH, Outer, pytestmark, read  # noqa: F401
 
 
 @pytest.fixture

@@ -4,14 +4,42 @@ run the real `tiki` binary, driven with the key encodings a real terminal sends.
 from __future__ import annotations
 
 import difflib
+import json
 import os
+import shutil
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
 import avt
+import pytest
 from conftest import TIKI, wait_until
+
+# The marks of a test module that drives the real binary in tmux (`from tmux_outer import pytestmark`).
+pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
+HERE = Path(__file__).parent
+BASH = '[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n'
+
+
+def logger_tab(log: Path) -> str:
+    return (f'[[tab]]\nname = "log"\ncommand = ["{sys.executable}", "{HERE / "key_logger.py"}", "{log}"]\n'
+            'role = "shell"\n')
+
+
+def tiki(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TIKI, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def read(env: dict[str, str], tab: str, lines: int = 60) -> str:
+    return tiki(env, "terminal-read", tab, "--lines", str(lines)).stdout
+
+
+def received(log: Path) -> str:
+    if not log.exists():
+        return ""
+    return "".join(json.loads(line)["data"] for line in log.read_text().splitlines())
 
 
 class Outer:
