@@ -232,14 +232,17 @@ class Host:
             hub = self._services.get("ui")
             if hub is not None:
                 hub.stop("the host is stopping")  # UIs hear it before their connection goes
+            # The record goes before the socket: a host started once the socket is gone must
+            # find no record of this one, which would otherwise read as a running host whose
+            # socket was removed (and refuse to start beside it, this one being slow to stop).
+            if self._noted:  # a host started from now on follows a clean stop, not a crash
+                host_record.clear(self.socket_path)
             if self._ipc is not None:
                 try:
                     self._ipc.stop(block=True, timeout=5)
                     self._endpoint = None  # (its own stop removed the socket: nothing left to remove)
                 except pykka.Timeout:
                     pass  # removed below, once the tabs have stopped
-            if self._noted:  # a host started from now on follows a clean stop, not a crash
-                host_record.clear(self.socket_path)
             # Every actor at once: a tab ends its whole session with a grace period, and tabs
             # stopped one after another would add those graces up.
             stopping = [ref.stop(block=False) for ref in pykka.ActorRegistry.get_all()]

@@ -44,6 +44,8 @@ def refuse_beside(path: Path) -> None:
         return
     deadline = time.monotonic() + REMAKE_WAIT
     while time.monotonic() < deadline:
+        if host_record.running(path) is None:
+            return  # (it has stopped meanwhile, or was stopping: its record is gone)
         if is_live(path):
             raise HostAlreadyRunning(f"a tiki host (pid {pid}) is already running on {path}; use it, stop it with "
                                      "`tiki shutdown`, or start another with a different TIKI_SOCKET")
