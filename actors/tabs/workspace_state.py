@@ -99,6 +99,7 @@ class WorkspaceState:
         for stop in pending:
             if not _stopped(stop, max(0.0, deadline - time.monotonic())):
                 break
+        self.closing += [stop for stop in pending if not _stopped(stop, 0)]  # (for the next start)
         deadline = time.monotonic() + RELEASE_WAIT  # (its reader thread leaves the PTY last)
         while True:
             try:
