@@ -31,14 +31,21 @@ _READ = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63, "lo
 
 def foreground_group(pid: int) -> int | None:
     """The foreground process group of `pid`'s controlling terminal, or None."""
+    return _terminal_of(pid)[0]
+
+
+def _terminal_of(pid: int) -> tuple[int | None, int | None]:
+    """(foreground group, device number) of `pid`'s controlling terminal; None for what is not
+    known (the device number: Linux only). One read of /proc/PID/stat on Linux."""
     if sys.platform.startswith("linux"):
         try:
-            tpgid = int(_stat_fields(pid)[5])
+            fields = _stat_fields(pid)
+            tty, tpgid = int(fields[4]), int(fields[5])
         except (OSError, IndexError, ValueError):
-            return None
-        return tpgid if tpgid > 0 else None
+            return None, None
+        return (tpgid if tpgid > 0 else None), tty
     out = _ps("tpgid=", pid)
-    return int(out) if out.strip().isdigit() and int(out) > 0 else None
+    return (int(out) if out.strip().isdigit() and int(out) > 0 else None), None
 
 
 def command_of(pid: int) -> list[str]:
@@ -78,16 +85,18 @@ def ended(pid: int) -> bool:
     return state in (b"Z", b"X")
 
 
-def reads_its_terminal(pid: int) -> bool | None:
+def reads_its_terminal(pid: int, tty: int | None = None) -> bool | None:
     """Is process `pid` waiting in a read of its controlling terminal -- `cat`, `bc`, a script's
     `read`: a program waiting to be typed to, whatever its screen shows? None where that cannot
-    be known: not Linux, an architecture not listed, a process we may not look into (setuid)."""
+    be known: not Linux, an architecture not listed, a process we may not look into (setuid).
+    `tty`: the terminal's device number when the caller has read it already (/proc stat's tty_nr)."""
     if _READ is None or not sys.platform.startswith("linux"):
         return None
     try:
         with open(f"/proc/{pid}/syscall", "rb") as syscall:
             fields = syscall.read().split()  # "running", or the call's number, its arguments, sp, pc
-        tty = int(_stat_fields(pid)[4])
+        if tty is None:
+            tty = int(_stat_fields(pid)[4])
     except (OSError, IndexError, ValueError):
         return None
     if len(fields) < 2 or fields[0] != str(_READ).encode() or tty == 0:
@@ -151,11 +160,12 @@ class ForegroundCommand:
         if now - self._looked_at < self._every:
             return self._argv
         self._looked_at = now
-        group = foreground_group(self.leader)
+        group, tty = _terminal_of(self.leader)
         if group is None:
             self._group, self._argv, self._ended, self._reading = None, [], ended(self.leader), None
             return self._argv
-        self._reading = reads_its_terminal(group)  # (a look each time: it changes at every key)
+        # (a look each time: it changes at every key; the leader's terminal is the group's)
+        self._reading = reads_its_terminal(group, tty or None)
         name = name_of(group)
         if group != self._group or name != self._name or now - self._read_at >= REFRESH:
             self._group, self._name, self._argv, self._read_at = group, name, command_of(group), now
