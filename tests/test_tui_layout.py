@@ -124,3 +124,28 @@ async def test_the_new_tab_dialog_offers_every_ai_cli_on_path_in_view(tmp_path, 
             assert app.screen.query_one("#new-name", Input).value == "Opencode"
     finally:
         stop(app)
+
+
+
+async def test_help_shows_each_prefix_key_on_one_line(tmp_path):
+    """The help's key column is as wide as its longest key: `Ctrl+\\ 1..9` split over two lines
+    made every row of the table two lines tall (seen at 120x40 in tmux)."""
+    from textual.geometry import Region
+
+    from tikitaka.app.tui.keymap import COMMANDS, key_label
+
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+            await pilot.press(PREFIX, "?")
+            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+            await pilot.pause(0.3)
+            keys = app.screen.query_one("#help-keys")
+            width, height = keys.size
+            lines = [strip.text for strip in keys.render_lines(Region(0, 0, width, height))]
+            for command in COMMANDS:
+                key = f"Ctrl+\\ {key_label(command.keys)}"
+                assert any(key in line and command.help[:20] in line for line in lines), (key, lines)
+    finally:
+        stop(app)

@@ -7,11 +7,14 @@ import shlex
 import shutil
 from typing import Any
 
+from rich import box
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown
+from textual.widgets import Button, Input, Label, Markdown, Static
 
 from ...terminals.agent_state_kind import AI_CLIS
 from .text_field import TextField
@@ -221,23 +224,26 @@ def consent_question(tool: str, tab: str, args: dict[str, Any]) -> tuple[str, st
             shown if text.strip() else f"(nothing but {'blanks and ' if text else ''}Enter)")
 
 
-def help_text(prefix: str) -> str:
-    """The help, built from the prefix table (keymap.COMMANDS)."""
+def help_text(prefix: str) -> tuple[str, Table, str]:
+    """The help: what comes before the prefix table, the table (keymap.COMMANDS), what follows.
+    The table is rich's, not Markdown's: its key column does not wrap (Textual's Markdown table
+    shrank it to `Ctrl+\\`, which made every row two lines tall)."""
     from .keymap import COMMANDS, key_label, prefix_label
 
     label = prefix_label(prefix)
-    rows = "\n".join(f"| `{label} {key_label(c.keys)}` | {c.help} |" for c in COMMANDS)
-    return f"""\
+    table = Table(expand=True, box=box.SIMPLE_HEAD, header_style="bold")
+    table.add_column("keys", no_wrap=True, style="bold")
+    table.add_column("does", ratio=1)
+    for command in COMMANDS:  # (Text, not markup: a key may be `[`)
+        table.add_row(Text(f"{label} {key_label(command.keys)}"), Text(command.help))
+    table.add_row(Text(f"{label} {label}"), Text(f"send {label} itself to the program"))
+    before = f"""\
 # tikitaka
 
 Every key goes to the program in the tab (F-keys, Alt, Ctrl and all). tikitaka's own
 commands follow the prefix, `{label}` (`[keys] prefix` in config.toml):
-
-| keys | does |
-|---|---|
-{rows}
-| `{label} {label}` | send `{label}` itself to the program |
-
+"""
+    after = """\
 The mouse wheel scrolls back through the tab's history; typing returns to the live screen.
 Detaching (or closing the terminal) leaves every tab running: `tiki` attaches again.
 
@@ -245,6 +251,7 @@ In the agent panel, **Shift+Tab** cycles the mode: **CHT** types the line into t
 shown, **KEY** forwards keys to it, **AI** asks the coordinator (Esc cancels, `/reset` starts
 a new AI session).
 """
+    return before, table, after
 
 
 class HelpScreen(ModalScreen[None]):
@@ -255,8 +262,11 @@ class HelpScreen(ModalScreen[None]):
         self.prefix = prefix
 
     def compose(self) -> ComposeResult:
+        before, table, after = help_text(self.prefix)
         with VerticalScroll(classes="dialog help"):  # scrolls on a short terminal
-            yield Markdown(help_text(self.prefix))
+            yield Markdown(before)
+            yield Static(table, id="help-keys")
+            yield Markdown(after)
             yield Button("Close (Esc)", id="close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
