@@ -67,6 +67,40 @@ def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
     assert a.coordinator.answer_consent("no-such-request", "once").get() is False
 
 
+
+def test_a_request_the_user_denied_is_not_asked_again_in_the_run(agent):
+    """Seen with Gemma 3 270M: denied, the model asked to type the same text again, and again
+    (the repeat guard allows three identical calls): the user had to say no three times. The
+    same request in the same run is now refused without a question, and the model is told so;
+    another text, or the same one in the next run, is asked again."""
+    a = agent()
+    a.coordinator.set_consent_responder(True).get()
+    a.fake.script(
+        Reply.action("send_to_terminal", tab="sh", text="rm -rf build"),
+        Reply.action("send_to_terminal", tab="sh", text="rm -rf build"),
+        Reply.action("send_to_terminal", tab="sh", text="echo other-$((4+4))"),
+        Reply.action("done", message="gave up"),
+    )
+    run_id = a.coordinator.submit("clean up").get()
+    seen: list = []
+    ask = next_consent(a, seen)
+    a.coordinator.answer_consent(ask.request_id, "deny").get()
+    ask = next_consent(a, seen)  # the next question is the other text: the repeat was not asked
+    assert ask.args["text"] == "echo other-$((4+4))"
+    a.coordinator.answer_consent(ask.request_id, "once").get()
+    final, events = a.collect(run_id)
+    assert isinstance(final, RunDone)
+    outcomes = results(seen + events)
+    assert [r["ok"] for r in outcomes] == [False, False, True]
+    assert "already denied" in outcomes[1]["error"] and "rm -rf build" not in screen(a, "sh")
+    wait_until(lambda: "other-8" in screen(a, "sh"), what="the other command, allowed")
+    a.fake.script(Reply.action("send_to_terminal", tab="sh", text="rm -rf build"), Reply.action("done", message="ok"))
+    run_id = a.coordinator.submit("clean up again").get()
+    ask = next_consent(a)  # a new run asks again
+    assert ask.args["text"] == "rm -rf build"
+    a.coordinator.answer_consent(ask.request_id, "deny").get()
+    assert isinstance(a.collect(run_id)[0], RunDone)
+
 def test_headless_without_permission_nothing_is_typed_and_the_model_is_told(agent):
     a = agent()
     a.fake.script(Reply.action("send_key", tab="sh", key="ctrl+d"), Reply.action("done", message="could not"))

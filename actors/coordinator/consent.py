@@ -1,8 +1,11 @@
 """Whether the coordinator may type into a shell tab: a small model, or text a peer wrote,
-must not run commands unasked."""
+must not run commands unasked. What the user denied is not asked again in the same run: a
+small model denied once asks for the very same thing again (the repeat guard lets three
+identical calls through), and the user had to say no each time."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -22,6 +25,7 @@ class Consent:
         self._always: set[str] = set()
         self._responder = False
         self._pending: dict[str, tuple[threading.Event, list[str]]] = {}
+        self._denied: tuple[str, set[str]] = ("", set())  # (run id, the requests denied in it)
         self._lock = threading.Lock()
 
     def set_responder(self, present: bool) -> None:
@@ -49,6 +53,10 @@ class Consent:
         if not self._responder:
             return (f"not done: '{tab}' is a shell tab and typing there needs the user's consent "
                     "(headless: `tiki ask --allow-shell`, or allow_shell = true in config.toml)")
+        request = json.dumps([tab.casefold(), tool, args], sort_keys=True, default=str)
+        if self._denied[0] == run_id and request in self._denied[1]:
+            return (f"not done: the user already denied this in shell tab '{tab}' (not asked again); "
+                    "do something else, or call done and say what you could not do")
         request_id = uuid.uuid4().hex[:8]
         event, answer = threading.Event(), list[str]()
         with self._lock:
@@ -71,4 +79,8 @@ class Consent:
             self._always.add(tab.casefold())
         if decision in ("once", "always"):
             return None
+        with self._lock:
+            if self._denied[0] != run_id:  # (runs take turns: the last one's are dropped)
+                self._denied = (run_id, set())
+            self._denied[1].add(request)
         return f"not done: the user denied typing into shell tab '{tab}'"
