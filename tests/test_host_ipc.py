@@ -74,13 +74,17 @@ def test_bot_chat_from_outside_is_unverified_and_unwrapped(serve):
     host = serve(BASH_TAB)
     result = host.run("bot-chat", "DONE(42, obviously (really))", "--from", "tester")
     assert result.returncode == 0 and "unverified" in result.stdout
+    # (delivered all the same -- a script may speak for itself -- but a misspelt tab is named)
+    assert "no tab is named 'tester' (tabs: sh)" in result.stdout, result.stdout
+    as_tab = host.run("bot-chat", "from outside, as the shell", "--from", "SH")
+    assert as_tab.returncode == 0 and "unverified" in as_tab.stdout and "no tab" not in as_tab.stdout
     missing = host.run("bot-chat", "hello")
     assert missing.returncode == 2 and "--from" in missing.stderr
     log = host.run("log", "--json")
     entries = [json.loads(line) for line in log.stdout.splitlines()]
     chat = [e for e in entries if e["kind"] == "bot_chat"]
-    assert chat[-1]["sender"] == "tester" and chat[-1]["text"] == "42, obviously (really)"
-    assert chat[-1]["verified"] is False
+    assert chat[-2]["sender"] == "tester" and chat[-2]["text"] == "42, obviously (really)"
+    assert chat[-2]["verified"] is False
 
 
 def test_tab_cannot_speak_as_another_tab(serve):

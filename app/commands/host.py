@@ -157,7 +157,8 @@ def cmd_bot_chat(args: argparse.Namespace) -> int:
         return fail("--from NAME is required outside a tikitaka tab", ipc.EXIT_USAGE)
     code, result = request(ops.BOT_CHAT, payload)
     if code == 0:
-        note = "" if result["verified"] else f" (unverified: {result.get('note') or 'sent from outside any tab'})"
+        why = "; ".join(filter(None, ["sent from outside any tab", result.get("note")]))
+        note = "" if result["verified"] else f" (unverified: {why})"
         print(f"delivered as {result['from']}{note}")
     return code
 

@@ -65,8 +65,14 @@ def bot_chat(ctx: OpContext, args: dict[str, Any]) -> dict[str, Any]:
         if claimed is None:
             raise BadArguments("--from NAME is required outside a tikitaka tab")
         sender, verified = claimed.strip(), False
+        notes = []
         if ctx.token_ignored:
-            note = "the tab token was ignored: this process does not run inside that tab's terminal"
+            notes.append("the tab token was ignored: this process does not run inside that tab's terminal")
+        names = ctx.host.workspace.names().get(timeout=5)
+        if sender.casefold() not in {name.casefold() for name in names}:
+            # (delivered all the same -- a script may speak for itself -- but a misspelt tab is named)
+            notes.append(f"no tab is named '{sender}' (tabs: {', '.join(names) or 'none'})")
+        note = "; ".join(notes) or None
     text = unwrap_done(message)
     entry = ctx.host.event_log.append("bot_chat", sender=sender, text=text, verified=verified,
                                       verified_by=ctx.verified_by)
