@@ -223,7 +223,7 @@ class Chatted(TypedDict("_ChattedFrom", {"from": str})):  # the sender as the ho
     verified: bool
     verified_by: Literal["pty", "token"] | None
     text: str
-    note: str | None
+    note: str | None  # for an unverified one: the tab token ignored, a sender that is no tab
 
 
 # -- the coordinator -----------------------------------------------------------------------
