@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import TIKI
+from conftest import TIKI, wait_until
 from tmux_outer import Outer
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
@@ -56,4 +56,45 @@ def test_closing_the_shown_tab_shows_its_neighbour(tiki_env, tmp_path):
         assert subprocess.run([TIKI, "terminal-close", "b"], env=tiki_env, capture_output=True).returncode == 0
         outer.wait("w0", "I-am-c")
     finally:
+        outer.close()
+
+
+def test_zoom_gives_the_tab_the_whole_window_and_back(tiki_env, tmp_path):
+    """Prefix + f: the tab shown fills the outer window (no tab bar, no panel) and its program
+    gets that size; again, and the layout is back. Textual's own "Maximize" in the palette
+    did it for whatever had the keyboard -- the panel's input line alone on a hatched screen
+    -- and in the tab only the palette's "Minimize" brought it back (Esc goes to the program)."""
+    outer = Outer(tiki_env, cols=140, rows=45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one")
+
+        asked = iter(range(1, 1000))
+
+        def size() -> tuple[int, int]:
+            mark = f"SIZE{next(asked)}="
+            outer.literal("w0", f"clear; stty size | sed 's/^/{mark[:2]}''{mark[2:]}/'")  # (the line typed is not the mark)
+            outer.keys("w0", "Enter")
+            line = outer.wait("w0", mark).split(mark)[-1].split()
+            return int(line[0]), int(line[1])
+
+        def becomes(expected: tuple[int, int]) -> None:  # (the resize reaches the tab soon after the key)
+            wait_until(lambda: size() == expected, 10, 0.2, what=f"the tab at {expected}")
+
+        rows, cols = size()
+        assert rows < 45 and cols < 140  # the tab bar above, the panel at the right
+        outer.keys("w0", "C-\\", "f")
+        becomes((45, 140))
+        assert "? help" not in outer.screen("w0")  # no tab bar
+        outer.keys("w0", "C-\\", "f")
+        becomes((rows, cols))
+        outer.wait("w0", "? help")
+        outer.keys("w0", "C-\\", "f")
+        becomes((45, 140))
+        outer.keys("w0", "C-\\", "a")  # the panel, wanted while zoomed: the layout comes back for it
+        outer.wait("w0", "? help")
+        outer.literal("w0", "typed-into-the-panel")
+        screen = outer.wait("w0", "typed-into-the-panel")
+        assert "=typed" not in screen
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
         outer.close()

@@ -102,10 +102,26 @@ class Commands:
 
     # -- the UI ---------------------------------------------------------------------------
 
+    def action_zoom(self) -> None:
+        """The tab view alone fills the window, or the layout is back. (Textual's "Maximize"
+        took whatever had the keyboard -- the panel's input line alone on a hatched screen --
+        and only its "Minimize" undid it, as Esc goes to the program: both left the palette.)"""
+        screen = self.screen  # type: ignore[attr-defined]
+        view = self.view  # type: ignore[attr-defined]
+        if screen.maximized is view:
+            screen.minimize()
+        elif screen.maximize(view, container=False):
+            screen.set_focus(view)
+        # (Textual posts the view no Resize now and then on the way back: the tab kept the
+        # whole window's size under the restored layout.)
+        view.call_after_refresh(view.tell_size)
+
     def action_toggle_focus(self) -> None:
         # set_focus at once (widget.focus() is deferred): keys typed right after the command
         # must already reach the widget it chose
         line = self.panel.query_one("#agent-input")  # type: ignore[attr-defined]
+        if self.screen.maximized is not None:  # type: ignore[attr-defined]  # zoomed: the panel is wanted
+            self.action_zoom()
         if self.screen.focused is not line:  # type: ignore[attr-defined]  # (the view, or nothing)
             if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
                 self.action_cycle_panel()

@@ -37,6 +37,7 @@ COMMANDS: tuple[PrefixCommand, ...] = (
     PrefixCommand("r", "restart_tab", "Restart tab", "run the tab's command again"),
     PrefixCommand("a", "toggle_focus", "Agent panel", "move the keyboard to the agent panel and back"),
     PrefixCommand("z", "cycle_panel", "Panel position", "dock the agent panel right, bottom, or hide it"),
+    PrefixCommand("f", "zoom", "Zoom tab", "the tab shown fills the window (no tab bar, no panel); again to go back"),
     PrefixCommand("[", "scrollback_mode", "Scrollback mode", "move through history with keys; / ? search, n N "
                   "again, v select, y or Enter copy; q or Escape back to the live screen"),
     PrefixCommand("]", "paste_buffer", "Paste", "paste the text copied last (a drag, or scrollback mode)"),

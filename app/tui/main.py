@@ -225,8 +225,9 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
             yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
                                 lambda tab_id=tab.id: self.show_tab(tab_id))
         # Textual's own, but "Keys" (a panel of Textual's bindings, not tikitaka's: `Help` is
-        # ours) and "Quit" (it would detach: `Detach` says so).
-        yield from (c for c in super().get_system_commands(screen) if c.title not in ("Keys", "Quit"))
+        # ours), "Quit" (it would detach: `Detach` says so) and "Maximize"/"Minimize" (`Zoom tab`).
+        yield from (c for c in super().get_system_commands(screen)
+                    if c.title not in ("Keys", "Quit", "Maximize", "Minimize"))
 
     def watch_theme(self, theme: str) -> None:
         """Persist a theme picked from the command palette."""

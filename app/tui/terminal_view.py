@@ -71,7 +71,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self.cursor = (0, 0, True)
         self.cursor_style = 0  # DECSCUSR's: the terminal's cursor shows in it (terminal_cursor.py)
         self.app_cursor = False
-        self._told_size: tuple[int, int] | None = None  # the size last sent to the host (`_tell_size`)
+        self._told_size: tuple[int, int] | None = None  # the size last sent to the host (`tell_size`)
         self.tab_size = (0, 0)
         self.history = 0
         self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
@@ -250,16 +250,18 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         # The tab is told the size the layout settles on, once the screen has been refreshed:
         # when the window changes, the panel re-docks for the new width (`apply_panel`) and that
         # is laid out at the old width first -- told at once, the program got 140x32 in a
-        # 100-column window, then 100x19. (Told once per size: `_tell_size`.)
-        self.call_after_refresh(self._tell_size)
+        # 100-column window, then 100x19. (Told once per size: `tell_size`.)
+        self.call_after_refresh(self.tell_size)
 
-    def _tell_size(self, tries: int = 0) -> None:
+    def tell_size(self, tries: int = 0) -> None:
+        """Tell the host the view's size, if it is not the size told last. (Also called after a
+        zoom: leaving one changed the view's size without a Resize event, now and then.)"""
         width, height = self.size
         screen = self.screen.size
         if (screen != self.app.size or width > screen.width or height > screen.height) and tries < SETTLE_TRIES:
             # A layout made before the screen took the window's new size (the refresh can come
             # between the two): not the tab's size. Asked again once the screen has it.
-            self.set_timer(SETTLE_STEP, lambda: self._tell_size(tries + 1))
+            self.set_timer(SETTLE_STEP, lambda: self.tell_size(tries + 1))
             return
         if self.client is not None and width > 0 and height > 0 and (width, height) != self._told_size:
             self._told_size = (width, height)
