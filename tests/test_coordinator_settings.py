@@ -49,3 +49,30 @@ def test_budgets_derive_from_the_window():
     assert settings.result_budget() == 1024 and settings.reply_budget(False) == 512
     assert settings.reply_budget(True) == 512 + 1024
     assert parse_settings("", env={}).coordinator.result_budget() == 2000
+
+
+def test_the_backend_auto_chose_is_logged_once_when_asked_at_once(plain_hosts):
+    """`tiki` started a host and its UI attached at once: the UI's backend check and the
+    host's own each probed Ollama while the choice was still "auto", and the event log said
+    "no Ollama answering ...; using the embedded backend" twice, 5 ms apart."""
+    import threading
+
+    from tikitaka.actors.coordinator.backends.choice import BackendChoice
+    from tikitaka.protocol.settings import CoordinatorSettings, Settings
+
+    host = plain_hosts('[[tab]]\nname = "sh"\ncommand = ["cat"]\n',
+                       settings=Settings(coordinator=CoordinatorSettings(backend="auto", ollama_host="127.0.0.1:9")))
+    choice = BackendChoice(host)
+    start = threading.Barrier(8)
+
+    def check() -> None:
+        start.wait()
+        choice.problem()
+
+    threads = [threading.Thread(target=check) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    notes = [entry for entry in host.event_log.tail(None) if entry["kind"] == "backend"]
+    assert len(notes) == 1 and "no Ollama answering at http://127.0.0.1:9" in notes[0]["detail"], notes

@@ -9,6 +9,7 @@ A problem is always a sentence that ends with the fix.
 from __future__ import annotations
 
 import importlib.util
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,17 @@ class BackendChoice:
         self._settings = host.settings.coordinator
         self.backend_name = self._settings.backend
         self.note = ""
+        # One decision at a time, its note logged once: a UI attaching as its host starts checks
+        # the backend while the host does, and both found "auto" undecided (the log said it twice).
+        self._deciding = threading.Lock()
 
     def decide(self) -> str:
-        self.backend_name, self.note = choose(self._settings)
-        if self.note:
-            self._host.event_log.append("backend", sender="coordinator", detail=self.note)
-        return self.backend_name
+        with self._deciding:
+            name, note = choose(self._settings)
+            if note and note != self.note:
+                self._host.event_log.append("backend", sender="coordinator", detail=note)
+            self.backend_name, self.note = name, note
+        return name
 
     def problem(self) -> str | None:
         """Cheap (one local probe at most), so it runs before every run: `tiki ask` with no
