@@ -67,6 +67,34 @@ def test_a_hand_edit_made_while_the_host_runs_is_not_overwritten(serve) -> None:
     assert 'name = "third"' in host.workspace.read_text()
 
 
+
+def test_saving_keeps_what_the_user_wrote_in_the_workspace(serve, tmp_path: Path) -> None:
+    """A project's tiki.toml, with comments, `~` and the defaults left out: one `terminal-new`
+    rewrote all of it -- comments gone, every command spread over lines, `cwd` and `role`
+    written into each tab, `~` spelt out (a file shared in git changed for everyone). Now
+    only the tabs that changed change; a new tab is written as briefly as the user would."""
+    home_dir = Path.home()
+    mine = ("# Our tabs. Keep the reviewer last.\n"
+            f'[[tab]]\nname = "sh"\ncommand = {BASH}   # plain shell\n\n'
+            '[[tab]]\nname = "reviewer"  # reads the diffs\ncommand = ["cat"]\nrole = "peer"\n'
+            f'cwd = "~"\n')
+    host = serve(mine)
+    assert host.workspace.read_text() == mine  # (nothing to save yet)
+    elsewhere = tmp_path / "elsewhere"  # (not the host's own directory, which a tab without `cwd` has)
+    elsewhere.mkdir()
+    assert host.run("terminal-new", "extra", "--cwd", str(elsewhere), "--", "bash", "--norc").returncode == 0
+    assert host.run("terminal-rename", "reviewer", "critic").returncode == 0
+    saved = host.workspace.read_text()
+    assert saved.startswith("# Our tabs. Keep the reviewer last.\n"), saved
+    assert f'command = {BASH}   # plain shell\n' in saved and 'name = "critic"  # reads the diffs\n' in saved
+    assert 'cwd = "~"\n' in saved and str(home_dir) + '"' not in saved
+    assert saved.count("role =") == 1  # the reviewer's own; the defaults are not spelt out
+    assert saved.endswith(f'cwd = "~"\n\n[[tab]]\nname = "extra"\ncommand = ["bash", "--norc"]\ncwd = "{elsewhere}"\n'), saved
+    assert host.run("terminal-close", "sh").returncode == 0
+    saved = host.workspace.read_text()
+    assert "# Our tabs." in saved and "plain shell" not in saved and 'name = "sh"' not in saved
+    assert [t["name"] for t in host.json("terminal-list")["terminals"]] == ["critic", "extra"]
+
 @pytest.fixture
 def small_disk(tmp_path: Path):
     """A 64 KiB tmpfs (we run as root in the field tests' machine); skipped where it cannot be mounted."""

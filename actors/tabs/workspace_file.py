@@ -6,9 +6,11 @@
     cwd = "~/src/project"
     role = "peer"          # or "shell"; default: peer for known AI CLIs, else shell
 
-Saving is atomic (write a temporary file, then rename), so a crash never leaves half a file.
-The host never overwrites a hand edit: a file that changed on disk since the host last read or
-wrote it stays as the user left it, and the host's tabs go beside it (`WorkspaceFile`).
+Saving is atomic (write a temporary file, then rename), so a crash never leaves half a file,
+and changes only the tabs that changed: the rest of the file stays as the user wrote it,
+comments and all (`workspace_toml`). The host never overwrites a hand edit: a file that changed
+on disk since the host last read or wrote it stays as the user left it, and the host's tabs go
+beside it (`WorkspaceFile`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from ...protocol import toml_file
 from ...terminals.agent_state_kind import runs_ai_cli
 from ..errors import TikiError
+from .workspace_toml import Defaults, merged
 
 # A host at its descriptor limit: a save waits this long, in short steps, for descriptors that
 # are being given back (a tab just closed frees its PTY's a moment after the save starts).
@@ -89,10 +90,27 @@ def load_workspace(path: Path) -> list[TabEntry]:
     return entries
 
 
+def _host_dir() -> str:
+    """The directory a table without `cwd` means (the host's: it never changes directory);
+    "" once it was deleted, which no tab's directory is: every `cwd` is then written out."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return ""
+
+
+# What `load_workspace` reads a table without a command, role or cwd as.
+_DEFAULTS = Defaults(shell=default_shell, role=default_role, cwd=_host_dir)
+
+
 def save_workspace(path: Path, entries: list[TabEntry]) -> str:
-    """Write `entries` to `path` atomically; returns the digest of what was written."""
-    data = {"tab": [{"name": e.name, "command": e.command, "cwd": e.cwd, "role": e.role} for e in entries]}
-    text = tomli_w.dumps(data).encode()
+    """Write `entries` to `path` atomically, changing only the tabs that changed; returns the
+    digest of what was written."""
+    try:
+        before: str | None = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        before = None  # (none yet, or not text: written afresh)
+    text = merged(before, entries, _DEFAULTS).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".workspace-", suffix=".toml", dir=path.parent)
     try:

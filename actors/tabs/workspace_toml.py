@@ -1,0 +1,125 @@
+"""The text of a workspace file after a save: the user's file with only the tabs that changed
+changed (mixed into nothing; `workspace_file.save_workspace` calls `merged`).
+
+A workspace is often a project's `tiki.toml`, written by hand and shared in git: comments,
+`cwd = "~/src/app"`, a command on one line, the defaults left out. The file is edited in place
+(tomlkit keeps everything it does not touch, comments included): a closed tab's table goes, a
+renamed tab's `name` changes (the table found by its old name's program and directory), a field
+that no longer holds is set, and a new tab is added as briefly as a person would write it --
+`role` only where the command does not imply it. A file that is not TOML any more, or whose
+`tab` is not an array of tables, is written afresh (the caller keeps hand edits safe: a file
+changed on disk is never written over, see `WorkspaceFile`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import AoT, Table
+
+
+class Entry(Protocol):
+    name: str
+    command: list[str]
+    cwd: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """What a table that leaves a field out means (as `load_workspace` reads it)."""
+
+    shell: Callable[[], list[str]]  # the command
+    role: Callable[[list[str]], str]  # the role, for a command
+    cwd: Callable[[], str]  # the directory: the host's, which it read the file from
+
+
+def merged(text: str | None, entries: Sequence[Entry], defaults: Defaults) -> str:
+    """`text` (the file now; None when there is none) with its tabs made `entries`."""
+    doc = _parse(text)
+    tabs = doc.get("tab")
+    if not isinstance(tabs, AoT) or not all(isinstance(t, Table) for t in tabs):
+        doc.pop("tab", None)
+        tabs = tomlkit.aot()
+        doc.append("tab", tabs)
+    tables: list[Table] = list(tabs)
+    names = {entry.name for entry in entries}
+    left = [table for table in tables if table.get("name") not in names]  # closed, or renamed
+    by_name = {table.get("name"): table for table in tables}
+    wanted: list[Table] = []
+    for entry in entries:
+        table = by_name.get(entry.name)
+        if table is None:
+            table = next((t for t in left if _means(t, defaults) == (entry.command, entry.cwd, entry.role)), None)
+            if table is not None:  # renamed: the same program in the same place
+                left.remove(table)
+                table["name"] = entry.name
+        if table is None:
+            table = _new_table(entry, defaults)
+        else:
+            _update(table, entry, defaults)
+        wanted.append(table)
+    old, gone = {id(t) for t in tables}, {id(t) for t in left}
+    in_place = [t for t in tables if id(t) not in gone] + [t for t in wanted if id(t) not in old]
+    if [id(t) for t in in_place] != [id(t) for t in wanted]:
+        _reordered(doc, wanted)  # (tabs moved: the tables, comments and all, in the new order)
+    else:
+        for index in reversed([i for i, t in enumerate(tables) if id(t) in gone]):
+            del tabs[index]
+        for table in wanted:
+            if id(table) not in old:
+                if len(tabs) and not tabs[-1].as_string().endswith("\n\n"):
+                    tabs[-1].add(tomlkit.nl())  # (a blank line between tables, as people write them)
+                tabs.append(table)
+    return tomlkit.dumps(doc)
+
+
+def _parse(text: str | None) -> Any:
+    if not text:
+        return tomlkit.document()
+    try:
+        return tomlkit.parse(text)
+    except (TOMLKitError, ValueError, RecursionError):
+        return tomlkit.document()
+
+
+def _means(table: Table, defaults: Defaults) -> tuple[list[str], str, str]:
+    """(command, directory, role) as the host reads the table (`load_workspace`)."""
+    command = table.get("command") or defaults.shell()
+    command = [str(command)] if isinstance(command, str) else [str(part) for part in command]
+    cwd = os.path.expanduser(str(table.get("cwd") or defaults.cwd()))
+    return command, cwd, str(table.get("role") or defaults.role(command))
+
+
+def _update(table: Table, entry: Entry, defaults: Defaults) -> None:
+    """Set only what no longer holds, as briefly as a person would write it."""
+    command, cwd, role = _means(table, defaults)
+    if command != entry.command:
+        table["command"] = entry.command
+        command = entry.command
+    if cwd != entry.cwd:
+        table["cwd"] = entry.cwd
+    if str(table.get("role") or defaults.role(command)) != entry.role:
+        table["role"] = entry.role
+
+
+def _new_table(entry: Entry, defaults: Defaults) -> Table:
+    table = tomlkit.table()
+    table.add("name", entry.name)
+    table.add("command", entry.command)
+    if entry.cwd != defaults.cwd():
+        table.add("cwd", entry.cwd)
+    if entry.role != defaults.role(entry.command):
+        table.add("role", entry.role)
+    return table
+
+
+def _reordered(doc: Any, tables: list[Table]) -> None:
+    tabs = tomlkit.aot()
+    for table in tables:
+        tabs.append(table)
+    doc["tab"] = tabs
