@@ -27,7 +27,8 @@ the foreground; every other command talks to the running host over its local soc
 
 EPILOG = """\
 exit codes: 0 ok, 1 the host refused or failed, 2 usage, 3 no host reachable, 4 timed out.
-With --json, a failure is also one line on stdout: {"error": {"code", "message", "exit"}}.
+Every command that talks to the host takes --json: what the host answered, as JSON on stdout;
+a failure is then one line on stdout too: {"error": {"code", "message", "exit"}}.
 `tiki help peer` prints the briefing for an AI running in a tab."""
 
 

@@ -43,9 +43,13 @@ def fail(message: str, code: int = ipc.EXIT_REFUSED, error: str | None = None,
 def error_json(message: str, code: int, error: str | None = None, details: Mapping[str, Any] | None = None) -> None:
     """Under `--json`, the failure as one JSON object on stdout; otherwise nothing."""
     if _errors_as_json:
-        body = {**(details or {}), "code": error or CLIENT_ERRORS.get(code, "failed"), "message": message,
-                "exit": code}
-        print(json.dumps({"error": body}, ensure_ascii=False), flush=True)
+        print(json.dumps({"error": error_body(message, code, error, details)}, ensure_ascii=False), flush=True)
+
+
+def error_body(message: str, code: int, error: str | None = None,
+               details: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What `{"error": ...}` holds: the host's details, the error's code, the message, the exit code."""
+    return {**(details or {}), "code": error or CLIENT_ERRORS.get(code, "failed"), "message": message, "exit": code}
 
 
 def request(op: Op, args: Mapping[str, Any] | None = None, *, timeout: float | None = 30.0,
@@ -105,6 +109,20 @@ def _as_typed(message: str) -> str:
 
 def print_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def json_option(parser: Any, what: str = "machine-readable output") -> None:
+    """The command's `--json`: `what` it prints (a failure is `{"error": ...}` on stdout too)."""
+    parser.add_argument("--json", action="store_true", help=what)
+
+
+def show(args: Any, result: Any, human: str | None = None) -> None:
+    """What a command that worked prints on stdout: under `--json` the host's `result` as JSON,
+    else the `human` line (None: nothing)."""
+    if getattr(args, "json", False):
+        print_json(result)
+    elif human is not None:
+        print(human)
 
 
 def display_width(text: str) -> int:

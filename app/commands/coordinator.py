@@ -9,7 +9,7 @@ from typing import Any
 
 from ...protocol import ipc, ops
 from ..agent_progress import Printer, safe, unasked_text
-from ..output import print_json, request
+from ..output import fail, json_option, print_json, request, show
 
 
 def add_commands(sub: Any) -> None:
@@ -21,14 +21,18 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--allow-shell", action="store_true",
                    help="let the coordinator type into shell tabs for this run (it cannot ask you here)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    json_option(p, "print the run's final result as JSON instead of the answer alone: kind, run_id, message, "
+                   "turns, tokens, seconds, unasked")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("reset", help="start a new coordinator session: it forgets the conversation and the peers' "
                                      "handshakes (a running request is cancelled)")
+    json_option(p, 'print the host\'s answer as JSON: {"reset": true}')
     p.set_defaults(func=cmd_reset)
 
     p = sub.add_parser("cancel", help="cancel the coordinator's current run (or the run RUN_ID, even if queued)")
     p.add_argument("run_id", nargs="?", metavar="RUN_ID", help="a run id from `tiki log` (default: the current run)")
+    json_option(p, 'print the host\'s answer as JSON: {"cancelled": true|false}')
     p.set_defaults(func=cmd_cancel)
 
     p = sub.add_parser("status", help="backend, model, coordinator state, peers, handshakes, the attached UIs and the host's health")
@@ -49,22 +53,27 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if code:
         return code
     if result["kind"] == "done":
-        # The answer may be a peer's words: on a terminal, its escape sequences would drive the
-        # user's terminal (retitle, clear, remap keys), so they are shown, not obeyed. Into a
-        # pipe or a file it is data for a program: kept exactly as it came.
-        print(safe(result["message"]) if sys.stdout.isatty() else result["message"])
+        if args.json:  # the run's final event, as the host sent it
+            print_json(result)
+        else:
+            # The answer may be a peer's words: on a terminal, its escape sequences would drive the
+            # user's terminal (retitle, clear, remap keys), so they are shown, not obeyed. Into a
+            # pipe or a file it is data for a program: kept exactly as it came.
+            print(safe(result["message"]) if sys.stdout.isatty() else result["message"])
         if (warning := unasked_text(result)) is not None:  # (on stderr: stdout is the answer alone)
             print(f"tiki: {warning}", file=sys.stderr)
         return 0
-    print(f"tiki: the coordinator did not finish: {result['reason']}", file=sys.stderr)
-    return ipc.exit_code_for(result.get("code") or ipc.REFUSED)  # (a peer that did not reply in time: 4)
+    # (under --json the run's final event is the error's details: its run_id, reason, figures)
+    error = result.get("code") or ipc.REFUSED
+    return fail(f"the coordinator did not finish: {result['reason']}", ipc.exit_code_for(error), error,
+                result)  # (a peer that did not reply in time: 4)
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    code, _ = request(ops.AGENT_RESET)
+    code, result = request(ops.AGENT_RESET)
     if code:
         return code
-    print("new coordinator session: the conversation and the peers' handshakes are forgotten")
+    show(args, result, "new coordinator session: the conversation and the peers' handshakes are forgotten")
     return 0
 
 
@@ -72,8 +81,8 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     code, result = request(ops.AGENT_CANCEL, ops.RunCancel(run_id=args.run_id))
     if code == 0:
         running = "the current run" if args.run_id is None else f"run {args.run_id}"
-        print(f"cancelled {running}" if result["cancelled"] else
-              "nothing running to cancel" if args.run_id is None else f"run {args.run_id} will not start")
+        show(args, result, f"cancelled {running}" if result["cancelled"] else
+             "nothing running to cancel" if args.run_id is None else f"run {args.run_id} will not start")
     return code
 
 

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ...protocol import ipc, ops, paths
-from ..output import fail, host_failed, print_json, request
+from ..output import error_body, fail, host_failed, json_option, print_json, request, show
 
 
 def add_commands(sub: Any) -> None:
@@ -26,12 +26,15 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
     p.add_argument("--all", action="store_true", help="every host running for you, on any socket (`tiki hosts`)")
+    json_option(p, 'print the host\'s answer as JSON: {"stopping": true}; with --all, {"hosts": [...]}, each '
+                   'with its socket, pid, workspace and "stopping" or "error"')
     p.set_defaults(func=cmd_shutdown)
 
     p = sub.add_parser("bot-chat", help='send a message to the coordinator: bot-chat "DONE(42)" --from Claude')
     p.add_argument("message", nargs="+", help="words are joined with spaces; DONE(...) is unwrapped")
     p.add_argument("--from", dest="sender", metavar="NAME",
                    help="your tab name (default $TIKI_TAB; required outside a tab)")
+    json_option(p, "print the host's answer as JSON: from, verified, verified_by, text, note")
     p.set_defaults(func=cmd_bot_chat)
 
     p = sub.add_parser("hosts", help="list the hosts running for you, one per socket (* this one), with the "
@@ -50,6 +53,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_help)
 
     p = sub.add_parser("doctor", help="check that this machine can run tikitaka")
+    json_option(p, 'the checks as JSON: {"checks": [{"status", "name", "detail"}, ...]} (status ok, FAIL or info)')
     p.set_defaults(func=cmd_doctor)
 
 
@@ -111,41 +115,57 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 def cmd_shutdown(args: argparse.Namespace) -> int:
     if args.all:
-        return _shutdown_all()
-    code, _ = request(ops.HOST_SHUTDOWN)
+        return _shutdown_all(args)
+    code, result = request(ops.HOST_SHUTDOWN)
     if code == 0:
-        print("host stopping")
+        show(args, result, "host stopping")
     return code
 
 
-def _shutdown_all() -> int:
+def _shutdown_all(args: argparse.Namespace) -> int:
     """Each running host asked to stop; one that cannot be (stopped, not answering) is named
-    with what to do, and the others stop all the same. Exit 0 only when every one was asked."""
+    with what to do, and the others stop all the same. Exit 0 only when every one was asked.
+    With --json, one object at the end: each host with its answer or its `error` (said on
+    stderr too; no `{"error": ...}` of its own, since the other hosts may have stopped)."""
     from ...actors.host_record import running_hosts
-    from ..client import ClientTimeout, HostError, NoHost, call
 
     found = running_hosts()
     if not found:
-        print("no tiki host is running")
+        show(args, {"hosts": []}, "no tiki host is running")
         return 0
-    codes = []
-    for host in found:
-        if host.stopped:
-            codes.append(fail(f"the host on {host.socket} (pid {host.pid}) is stopped and cannot be asked: "
-                              f"`kill -CONT {host.pid}`, then again", ipc.EXIT_TIMEOUT))
-            continue
-        try:
-            call(ops.HOST_SHUTDOWN.name, {}, timeout=10, socket_path=host.socket)
-        except NoHost as exc:
-            codes.append(fail(str(exc), ipc.EXIT_NO_HOST))
-        except ClientTimeout:
-            codes.append(fail(f"the host on {host.socket} (pid {host.pid}) did not answer within 10 s: "
-                              f"`kill {host.pid}` stops it", ipc.EXIT_TIMEOUT))
-        except HostError as exc:
-            codes.append(host_failed(exc, f"the host on {host.socket}: "))
-        else:
-            print(f"host on {host.socket} stopping (pid {host.pid}, serving {host.workspace})")
-    return next((code for code in codes if code), 0)
+    entries = [_stop_one(host, args.json) for host in found]
+    if args.json:
+        print_json({"hosts": entries})
+    return next((entry["error"]["exit"] for entry in entries if "error" in entry), 0)
+
+
+def _stop_one(host: Any, as_json: bool) -> dict[str, Any]:
+    """`host` (a running host's record) asked to stop: its socket, pid and workspace, with the
+    host's answer, or the `error` that kept it from being asked."""
+    from ..client import ClientTimeout, HostError, NoHost, call
+
+    entry: dict[str, Any] = {"socket": str(host.socket), "pid": host.pid, "workspace": str(host.workspace)}
+
+    def failed(message: str, code: int, error: str | None = None, details: Any = None) -> dict[str, Any]:
+        print(f"tiki: {message}", file=sys.stderr)
+        return {**entry, "error": error_body(message, code, error, details)}
+
+    if host.stopped:
+        return failed(f"the host on {host.socket} (pid {host.pid}) is stopped and cannot be asked: "
+                      f"`kill -CONT {host.pid}`, then again", ipc.EXIT_TIMEOUT, "host_stopped")
+    try:
+        answer = call(ops.HOST_SHUTDOWN.name, {}, timeout=10, socket_path=host.socket)
+    except NoHost as exc:
+        return failed(str(exc), ipc.EXIT_NO_HOST)
+    except ClientTimeout:
+        return failed(f"the host on {host.socket} (pid {host.pid}) did not answer within 10 s: "
+                      f"`kill {host.pid}` stops it", ipc.EXIT_TIMEOUT, "host_hung")
+    except HostError as exc:
+        return failed(f"the host on {host.socket}: {exc.message}", ipc.exit_code_for(exc.code), exc.code,
+                      exc.details)
+    if not as_json:
+        print(f"host on {host.socket} stopping (pid {host.pid}, serving {host.workspace})")
+    return {**entry, **answer}
 
 
 def cmd_bot_chat(args: argparse.Namespace) -> int:
@@ -159,7 +179,7 @@ def cmd_bot_chat(args: argparse.Namespace) -> int:
     if code == 0:
         why = "; ".join(filter(None, ["sent from outside any tab", result.get("note")]))
         note = "" if result["verified"] else f" (unverified: {why})"
-        print(f"delivered as {result['from']}{note}")
+        show(args, result, f"delivered as {result['from']}{note}")
     return code
 
 
@@ -237,8 +257,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from ..doctor import run_checks
 
     checks = run_checks()
-    for status, name, detail in checks:
-        print(f"{status:<4}  {name}: {detail}")
+    if args.json:
+        print_json({"checks": [{"status": status, "name": name, "detail": detail} for status, name, detail in checks]})
+    else:
+        for status, name, detail in checks:
+            print(f"{status:<4}  {name}: {detail}")
     return 1 if any(status == "FAIL" for status, _, _ in checks) else 0
 
 

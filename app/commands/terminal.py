@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from ...protocol import ops
 from ...protocol.limits import QUEUE_FOR
-from ..output import display_width, pad, print_json, request
+from ..output import display_width, json_option, pad, print_json, request, show
 
 
 def add_commands(sub: Any) -> None:
@@ -21,29 +21,34 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("terminal-new", help="open a tab: terminal-new NAME [--cwd DIR] [--role R] [-- COMMAND ...]",
-                       usage="tiki terminal-new [-h] [--cwd DIR] [--role {peer,shell}] name [-- COMMAND ...]",
+                       usage="tiki terminal-new [-h] [--cwd DIR] [--role {peer,shell}] [--json] name "
+                             "[-- COMMAND ...]",
                        epilog="Everything after the first `--` is the command, verbatim (default: $SHELL).")
     p.add_argument("name", help="the new tab's name: unique, up to 40 letters, digits, - _ .")
     p.add_argument("--cwd", metavar="DIR", help="working directory, relative to yours (default: yours)")
     p.add_argument("--role", choices=("peer", "shell"),
                    help="peer for AI CLIs, shell otherwise (default: guessed from the command)")
+    json_option(p, "print the new tab as JSON, as terminal-list lists it (name, role, command, cwd, ...)")
     # The command after `--` is split off by `cli.main` before argparse sees it: argparse's
     # REMAINDER would swallow the options and drop every `--` inside the child's command.
     p.set_defaults(func=cmd_new, child_command=[], extra_hint=_command_hint)
 
     p = sub.add_parser("terminal-close", help="close a tab (its program is killed)")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
-    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_CLOSE, ops.TabName(name=a.name), f"closed {a.name}"))
+    json_option(p, 'print the host\'s answer as JSON: {"closed": NAME}')
+    p.set_defaults(func=lambda a: _simple(a, ops.TERMINAL_CLOSE, ops.TabName(name=a.name), f"closed {a.name}"))
 
     p = sub.add_parser("terminal-rename", help="rename a tab (its handshake state follows)")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("new_name", help="its new name: unique, up to 40 letters, digits, - _ .")
-    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RENAME, ops.TabRename(name=a.name, new_name=a.new_name),
+    json_option(p, "print the renamed tab as JSON, as terminal-list lists it")
+    p.set_defaults(func=lambda a: _simple(a, ops.TERMINAL_RENAME, ops.TabRename(name=a.name, new_name=a.new_name),
                                           f"renamed {a.name} to {a.new_name}"))
 
     p = sub.add_parser("terminal-restart", help="restart a tab's command")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
-    p.set_defaults(func=lambda a: _simple(ops.TERMINAL_RESTART, ops.TabName(name=a.name), f"restarted {a.name}"))
+    json_option(p, "print the restarted tab as JSON, as terminal-list lists it")
+    p.set_defaults(func=lambda a: _simple(a, ops.TERMINAL_RESTART, ops.TabName(name=a.name), f"restarted {a.name}"))
 
     p = sub.add_parser("terminal-read", help="print a tab's last lines (scrollback + screen, plain text)")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
@@ -67,6 +72,8 @@ def add_commands(sub: Any) -> None:
                    help="return once the text is queued for a working agent (the host types it when idle); "
                         "the default inside a tab, so two peers never wait on each other")
     p.add_argument("--wait", action="store_true", help="inside a tab too, return only once the text was typed")
+    json_option(p, "print the host's answer as JSON: name, delivery (delivered or queued), queued_ms and, "
+                   "into an agent, submitted")
     p.set_defaults(func=cmd_send)
 
     p = sub.add_parser("terminal-key", help="press keys in a tab (enter, esc, f5, ctrl+c, alt+x, ctrl+left, q, ...)",
@@ -77,6 +84,7 @@ def add_commands(sub: Any) -> None:
                               "character (`:`, `A`). Aliases: C-c, ^C, M-x, S-Tab, escape, return, pgup.")
     p.add_argument("name", help="the tab's name (see `tiki terminal-list`)")
     p.add_argument("keys", nargs="+", metavar="KEY", help="key names, pressed in order (see below)")
+    json_option(p, "print the host's answer as JSON: name and the keys sent")
     p.set_defaults(func=cmd_key)
 
     p = sub.add_parser("terminal-wait", help="wait until a tab has printed nothing for a while")
@@ -86,6 +94,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--until", choices=("waiting", "idle", "exited", "working"),
                    help="wait for this agent state instead of quiet output (see `tiki explain`; a shell "
                         "tab is idle once the command typed at its prompt has ended)")
+    json_option(p, "print the host's answer as JSON: name, idle, waited_ms (with --until: state and reason)")
     p.set_defaults(func=cmd_wait)
 
     p = sub.add_parser("explain", help="a tab's agent state, the rule that matched and what it matched")
@@ -94,10 +103,11 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_explain)
 
 
-def _simple(op: ops.Op, args: Mapping[str, Any], message: str) -> int:
-    code, _ = request(op, args)
+def _simple(args: argparse.Namespace, op: ops.Op, payload: Mapping[str, Any], message: str) -> int:
+    """Ask the host once; say `message`, or under --json print what the host answered."""
+    code, result = request(op, payload)
     if code == 0:
-        print(message)
+        show(args, result, message)
     return code
 
 
@@ -138,6 +148,7 @@ def _command_hint(args: argparse.Namespace, extra: list[str]) -> str | None:
     line = ["tiki", "terminal-new"]
     line += ["--cwd", args.cwd] if args.cwd else []
     line += ["--role", args.role] if args.role else []
+    line += ["--json"] if args.json else []
     return f"the tab's command goes after `--`: {shlex.join([*line, args.name, '--', *words])}"
 
 
@@ -148,7 +159,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         payload["role"] = args.role
     code, tab = request(ops.TERMINAL_NEW, payload)
     if code == 0:
-        print(f"opened {tab['name']} ({tab['role']}): {' '.join(tab['command'])}")
+        show(args, tab, f"opened {tab['name']} ({tab['role']}): {' '.join(tab['command'])}")
     return code
 
 
@@ -197,18 +208,24 @@ def cmd_send(args: argparse.Namespace) -> int:
     if code:
         return code
     code, result = request(ops.TERMINAL_SEND, payload, timeout=QUEUE_FOR + 60, on_event=queued)
-    if code == 0 and result.get("delivery") == "queued":
-        print(f"queued for {result['name']}: the host types it when {result['name']} is idle")
-    elif code == 0 and result.get("queued_ms"):
-        print(f"delivered to {result['name']} after {result['queued_ms'] / 1000:.1f} s in the queue")
-    if code == 0 and result.get("submitted") is False:
+    if code:
+        return code
+    name, said = result["name"], None
+    if result.get("delivery") == "queued":
+        said = f"queued for {name}: the host types it when {name} is idle"
+    elif result.get("queued_ms"):
+        said = f"delivered to {name} after {result['queued_ms'] / 1000:.1f} s in the queue"
+    show(args, result, said)
+    if result.get("submitted") is False:
         print(f"tiki: {result['name']} did not show that it took the Enter (sent twice); check it with "
               f"`tiki terminal-read {result['name']}`", file=sys.stderr)
     return code
 
 
 def cmd_key(args: argparse.Namespace) -> int:
-    code, _ = request(ops.TERMINAL_KEY, ops.TabKeys(name=args.name, keys=args.keys))
+    code, result = request(ops.TERMINAL_KEY, ops.TabKeys(name=args.name, keys=args.keys))
+    if code == 0:
+        show(args, result)
     return code
 
 
@@ -219,9 +236,9 @@ def cmd_wait(args: argparse.Namespace) -> int:
         payload["until"] = args.until
     code, result = request(ops.TERMINAL_WAIT, payload, timeout=timeout)
     if code == 0 and args.until:
-        print(f"{result['name']} {result['state']} after {result['waited_ms']} ms ({result['reason']})")
+        show(args, result, f"{result['name']} {result['state']} after {result['waited_ms']} ms ({result['reason']})")
     elif code == 0:
-        print(f"{result['name']} idle after {result['waited_ms']} ms")
+        show(args, result, f"{result['name']} idle after {result['waited_ms']} ms")
     return code
 
 
