@@ -149,3 +149,35 @@ async def test_help_shows_each_prefix_key_on_one_line(tmp_path):
                 assert any(key in line and command.help[:20] in line for line in lines), (key, lines)
     finally:
         stop(app)
+
+
+async def test_the_palettes_screenshot_is_saved_where_tiki_runs_and_says_where(tmp_path, monkeypatch):
+    """Textual's own saved to ~/Downloads and, where there is none (a server reached over
+    SSH), said only "Failed to save screenshot". Now: the directory `tiki` was started in,
+    the file named; a failure names the path and why."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+
+            async def screenshot() -> str:
+                before = len(app._notifications)
+                await pilot.press(PREFIX, ":")
+                await pilot.press(*"screenshot", "enter")
+                await until(pilot, lambda: len(app._notifications) > before, what="a notification")
+                return list(app._notifications)[-1].message
+
+            said = await screenshot()
+            saved = list(here.glob("*.svg"))
+            assert len(saved) == 1 and str(saved[0]) in said and "<svg" in saved[0].read_text()[:500]
+            for svg in saved:
+                svg.unlink()
+            here.rmdir()  # the directory tiki was started in is gone, and there is no home to fall back to
+            monkeypatch.setenv("HOME", str(tmp_path / "no-home"))
+            said = await screenshot()
+            assert "not saved" in said and "No such file or directory" in said, said
+    finally:
+        stop(app)

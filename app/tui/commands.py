@@ -4,11 +4,17 @@ agent panel. Mixed into `TikiApp`."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
+
+from rich.markup import escape
+from textual.app import SystemCommand
 
 from ...protocol import ops
 from . import settings_store
 from .dialogs import ConfirmScreen, HelpScreen, NewTabScreen, RenameScreen
+from .keymap import COMMANDS, key_label, prefix_label
 from .messages import PanelNote
 from .palette import Palette
 
@@ -148,6 +154,26 @@ class Commands:
         if position == "hidden" and self.screen.focused is self.panel.query_one("#agent-input"):  # type: ignore[attr-defined]
             self.screen.set_focus(self.view)  # type: ignore[attr-defined]  # (hidden, it leaves the keyboard to the tab)
 
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette: the prefix table, one entry per tab, then Textual's own."""
+        label = prefix_label(self.prefix_name)  # type: ignore[attr-defined]
+        for command in COMMANDS:
+            if command.action in ("goto_tab", "command_palette"):
+                continue
+            yield SystemCommand(command.title, escape(f"{command.help} ({label} {key_label(command.keys)})"),
+                                getattr(self, f"action_{command.action}"))
+        for number, tab in enumerate(self.tabs, start=1):
+            yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
+                                lambda tab_id=tab.id: self.show_tab(tab_id))  # type: ignore[attr-defined]
+        # Textual's own, but "Keys" (a panel of Textual's bindings, not tikitaka's: `Help` is
+        # ours), "Quit" (it would detach: `Detach` says so), "Maximize"/"Minimize" (`Zoom tab`)
+        # and "Screenshot" (ours says where it saved, below).
+        yield from (c for c in super().get_system_commands(screen)  # type: ignore[misc]
+                    if c.title not in ("Keys", "Quit", "Maximize", "Minimize", "Screenshot"))
+        # (after a moment: the palette closes first, and the picture is of the screen under it)
+        yield SystemCommand("Screenshot", "save the screen as SVG in the directory tiki was started in",
+                            lambda: self.set_timer(0.1, self.action_save_screenshot))  # type: ignore[attr-defined]
+
     def action_command_palette(self) -> None:
         """Textual's palette, with our search field (app/tui/palette.py)."""
         if not Palette.is_open(self):  # type: ignore[arg-type]
@@ -155,6 +181,23 @@ class Commands:
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]
+
+    def action_save_screenshot(self) -> None:
+        """The screen as SVG, in the directory `tiki` was started in (its home, once that is
+        gone), the file named. (Textual's own went to ~/Downloads, and where there is none, as
+        on a server reached over SSH, said only "Failed to save screenshot".)"""
+        name = time.strftime("tikitaka-%Y%m%d-%H%M%S.svg")
+        try:
+            folder = Path.cwd()
+        except FileNotFoundError:
+            folder = Path.home()
+        path = folder / name
+        try:
+            path.write_text(self.export_screenshot(), encoding="utf-8")  # type: ignore[attr-defined]
+        except OSError as exc:
+            self.notify(f"not saved: {path}: {exc.strerror or exc}", title="Screenshot", severity="error")  # type: ignore[attr-defined]
+            return
+        self.notify(f"saved {path}", title="Screenshot")  # type: ignore[attr-defined]
 
     def action_detach(self) -> None:
         """Leave; the host and every tab run on."""

@@ -13,9 +13,8 @@ import asyncio
 import types
 from typing import Any
 
-from rich.markup import escape
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.containers import Container
 
 from . import settings_store
@@ -25,7 +24,7 @@ from .commands import Commands
 from .dialogs import ConsentScreen
 from .frame_inbox import FrameInbox
 from .host_events import HostEvents
-from .keymap import COMMANDS, command_for, key_label, prefix_bytes, prefix_label
+from .keymap import command_for, prefix_bytes, prefix_label
 from .keys import key_to_bytes
 from .messages import Detached, PrefixKey, PrefixPending, TypedToTab
 from .notify import Notifier
@@ -212,22 +211,6 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
     def on_typed_to_tab(self, message: TypedToTab) -> None:
         self.view.to_live()
         self.view.drop_selection()
-
-    def get_system_commands(self, screen: Any) -> Any:
-        """The command palette: the prefix table, one entry per tab, then Textual's own."""
-        label = prefix_label(self.prefix_name)
-        for command in COMMANDS:
-            if command.action in ("goto_tab", "command_palette"):
-                continue
-            yield SystemCommand(command.title, escape(f"{command.help} ({label} {key_label(command.keys)})"),
-                                getattr(self, f"action_{command.action}"))
-        for number, tab in enumerate(self.tabs, start=1):
-            yield SystemCommand(f"Go to tab {tab.name}", f"tab {number}" + (f" ({label} {number})" if number < 10 else ""),
-                                lambda tab_id=tab.id: self.show_tab(tab_id))
-        # Textual's own, but "Keys" (a panel of Textual's bindings, not tikitaka's: `Help` is
-        # ours), "Quit" (it would detach: `Detach` says so) and "Maximize"/"Minimize" (`Zoom tab`).
-        yield from (c for c in super().get_system_commands(screen)
-                    if c.title not in ("Keys", "Quit", "Maximize", "Minimize"))
 
     def watch_theme(self, theme: str) -> None:
         """Persist a theme picked from the command palette."""
