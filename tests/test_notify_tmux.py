@@ -115,3 +115,24 @@ def test_a_command_in_a_shell_tab_behind_says_done_once_the_shell_has_the_termin
         assert tab_bar.index("bg") < tab_bar.index("✓ done")
     finally:
         outer.close()
+
+
+def test_a_waiting_tab_off_the_bar_is_marked_and_a_click_on_the_mark_shows_it(tiki_env, tmp_path):
+    """Twelve tabs in an 80-column terminal: Claude is off the bar. Its permission question
+    puts "!" beside the count of hidden tabs, and a click there (the SGR bytes a terminal
+    sends) shows Claude."""
+    shells = "".join(f'[[tab]]\nname = "s{n}"\ncommand = ["bash", "--norc", "--noprofile"]\n' for n in range(1, 12))
+    outer = Outer(tiki_env, cols=80, rows=24)
+    try:
+        screen = outer.start_ui(tmp_path / "ws.toml", shells + CLAUDE)
+        assert "Claude" not in screen.splitlines()[0] and "▸" in screen.splitlines()[0]
+        assert tiki(tiki_env, "terminal-wait", "Claude", "--until", "idle", "--timeout-ms", "20000").returncode == 0
+        assert tiki(tiki_env, "terminal-send", "Claude", "make a demo dir").returncode == 0
+        bar = outer.wait("w0", "▸ !").splitlines()[0]
+        column = bar.index("▸ !")  # (1-based: on the count's last digit)
+        data = f"\x1b[<0;{column};1M\x1b[<0;{column};1m".encode()
+        outer.tmux("send-keys", "-t", "w0", "-H", *(f"{b:02x}" for b in data))
+        outer.wait("w0", "Do you want to proceed?")
+        wait_until(lambda: "Claude" in outer.screen("w0").splitlines()[0], 10, 0.1, what="Claude's tab on the bar")
+    finally:
+        outer.close()

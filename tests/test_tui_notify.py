@@ -130,3 +130,24 @@ async def test_the_tab_bar_shows_each_tabs_agent_state_and_keeps_the_newer(notif
         newer = [{**row, "agent": {**row["agent"], "state": "idle", "since": waited_since + 1}} for row in stale]
         app.post_message(HostEvent({"kind": "tabs", "tabs": newer}))
         await until(pilot, lambda: "Claude idle" in bar(app), what="a newer list is taken")
+
+
+async def test_a_tab_that_needs_you_off_the_bar_is_marked_and_a_click_shows_it(plain_hosts):
+    """Twelve tabs on an 80-column bar: Claude, the last, is off it -- and when it asked for
+    permission, the bar said only "10▸": nothing told the user a tab needed them. The mark
+    now carries the badge, and a click on it shows that tab."""
+    shells = "".join(f'[[tab]]\nname = "shell-{n}"\ncommand = ["sleep", "600"]\n' for n in range(1, 12))
+    host = plain_hosts(shells + claude_tab(), Settings(notify=NotifySettings(done_after=0.3)))
+    app = attach(host)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(app.tabs) == 12 and "▸" in bar(app), what="a bar too narrow for every tab")
+        assert "Claude" not in bar(app)
+        state = lambda: host.workspace.get("Claude").get(timeout=5).terminal.agent().get(timeout=5).view.state  # noqa: E731
+        await until(pilot, lambda: state() == "idle", what="Claude at its prompt")
+        submit(host, "make a demo dir")  # Claude works, then asks for permission
+        await until(pilot, lambda: "▸ !" in bar(app), what="the right-hand mark with the waiting badge")
+        column = next(start for start, _end, tab_id in app.tab_bar.marks if tab_id == app.tabs[-1].id)
+        await pilot.click(app.tab_bar, offset=(column, 0))
+        await until(pilot, lambda: app.active_id == app.tabs[-1].id, what="Claude's tab shown")
+        await until(pilot, lambda: "! needs you" not in bar(app) and "▸ !" not in bar(app), what="the badge seen")
+    app.client.close()

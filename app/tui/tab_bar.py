@@ -1,7 +1,11 @@
 """The tab bar: every tab's number, name and badges (needs you / done, set by notify.py), its
 agent state as the host says it (working, waiting, idle, starting; `busy` for a program no rule
 describes while it prints) or that it exited, a peer's handshake, and a `PREFIX` mark while
-tikitaka waits for the key after the prefix. A click on a tab shows it."""
+tikitaka waits for the key after the prefix. A click on a tab shows it.
+
+Tabs that do not fit are counted at either end ("◂3", "4▸"); a mark carries the most urgent
+badge among the tabs it stands for (a tab off the bar that needs you must still be seen), and
+a click on it shows that tab, else the nearest one it hides."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from textual.widgets import Static
 
 from .notify import BADGES
 
+URGENCY = ("waiting", "bell", "done")  # which badge a mark for hidden tabs carries, first found first
 HANDSHAKE_BADGE = {"not_connected": "not connected", "handshake_sent": "handshake sent", "connected": "connected"}
 # The agent states a running tab shows (terminals/agent_state); `unknown` shows the output's activity.
 STATE_STYLE = {"working": "yellow", "waiting": "bold yellow", "idle": "green", "starting": "dim"}
@@ -38,6 +43,7 @@ class TabBar(Static):
         self.prefix_label = prefix_label
         self.prefix_pending = False
         self.spans: list[tuple[int, int, int]] = []  # (first column, end column, tab id) as drawn
+        self.marks: list[tuple[int, int, int]] = []  # the same for the marks of hidden tabs: the tab a click shows
         self.badges: dict[int, str] = {}  # tab id -> a key of notify.BADGES
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
@@ -61,17 +67,34 @@ class TabBar(Static):
         tail = Text(f"  {self.prefix_label} ? help", style="dim") if self.prefix_label and not self.prefix_pending else Text()
         first, last = self._window(pieces, head.cell_len + tail.cell_len)
         text = head
-        self.spans = []
+        self.spans, self.marks = [], []
         if first > 0:
-            text.append(f"◂{first} ", style="bold yellow")
+            self._mark(text, f"◂{first}", list(range(first - 1, -1, -1)), " ")
         for index in range(first, last):
             piece = pieces[index]
             self.spans.append((text.cell_len, text.cell_len + piece.cell_len - 1, self.tabs[index].id))
             text.append_text(piece)
         if last < len(pieces):
-            text.append(f" {len(pieces) - last}▸", style="bold yellow")
+            text.append(" ")
+            self._mark(text, f"{len(pieces) - last}▸", list(range(last, len(pieces))))
         text.append_text(tail)
         self.update(text)
+
+    def _mark(self, text: Text, count: str, hidden: list[int], after: str = "") -> None:
+        """The mark for the tabs at `hidden` (nearest first): their count and the most urgent
+        badge among them; a click shows that tab, else the nearest."""
+        start = text.cell_len
+        text.append(count, style="bold yellow")
+        badged = [(URGENCY.index(badge), near, index) for near, index in enumerate(hidden)
+                  if (badge := self.badges.get(self.tabs[index].id)) in URGENCY]
+        shown = hidden[0]
+        if badged:
+            urgency, _near, shown = min(badged)  # the most urgent, the nearest of those
+            label, style = BADGES[URGENCY[urgency]]
+            text.append(" ")
+            text.append(label.split()[0], style=style)  # ("! needs you" -> "!")
+        text.append(after)
+        self.marks.append((start, text.cell_len, self.tabs[shown].id))
 
     def _piece(self, number: int, tab: Any) -> Text:
         text = Text(f" {number} {tab.name} ", style="bold reverse" if tab.id == self.active_id else "bold")
@@ -94,7 +117,7 @@ class TabBar(Static):
         width = self.size.width or 10_000
         if used + sum(p.cell_len for p in pieces) <= width:
             return 0, len(pieces)
-        room = max(0, width - used - 8)
+        room = max(0, width - used - 12)  # (the marks, with a badge each: "◂3 ! ", " 4▸ !")
         ids = [tab.id for tab in self.tabs]
         active = ids.index(self.active_id) if self.active_id in ids else 0
         first, last = active, active + 1
@@ -113,7 +136,7 @@ class TabBar(Static):
         self._draw()
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, tab_id in self.spans:
+        for start, end, tab_id in self.spans + self.marks:
             if start <= event.x < end:
                 event.stop()
                 self.app.show_tab(tab_id)  # type: ignore[attr-defined]
