@@ -186,13 +186,17 @@ class Commands:
         """The screen as SVG, in the directory `tiki` was started in (its home, once that is
         gone), the file named. (Textual's own went to ~/Downloads, and where there is none, as
         on a server reached over SSH, said only "Failed to save screenshot".)"""
-        name = time.strftime("tikitaka-%Y%m%d-%H%M%S.svg")
+        name = time.strftime("tikitaka-%Y%m%d-%H%M%S")
         try:
             folder = Path.cwd()
         except FileNotFoundError:
             folder = Path.home()
-        path = folder / name
+        path = folder / f"{name}.svg"
         try:
+            for again in range(2, 100):  # (two in one second: the first is kept)
+                if not path.exists():
+                    break
+                path = folder / f"{name}-{again}.svg"
             path.write_text(self.export_screenshot(), encoding="utf-8")  # type: ignore[attr-defined]
         except OSError as exc:
             self.notify(f"not saved: {path}: {exc.strerror or exc}", title="Screenshot", severity="error")  # type: ignore[attr-defined]
