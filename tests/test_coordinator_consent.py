@@ -36,17 +36,23 @@ def results(events):
     return [e.result for e in events if isinstance(e, ToolEnd)]
 
 
+
+def asked_run(a: AgentHost, prompt: str, *replies: Reply) -> str:
+    """A run of `replies` on `prompt`, with a UI there to be asked (the consent responder)."""
+    a.coordinator.set_consent_responder(True).get()
+    a.fake.script(*replies)
+    return a.coordinator.submit(prompt).get()
+
 def test_the_user_is_asked_and_once_always_deny_are_honoured(agent):
     a = agent()
-    a.coordinator.set_consent_responder(True).get()
-    a.fake.script(
+    run_id = asked_run(
+        a, "type things",
         Reply.action("send_to_terminal", tab="sh", text="echo once-$((1+1))"),
         Reply.action("send_to_terminal", tab="sh", text="echo denied-$((2+2))"),
         Reply.action("send_key", tab="sh", key="ctrl+l"),
         Reply.action("send_to_terminal", tab="sh", text="echo after-always-$((3+3))"),
         Reply.action("done", message="done"),
     )
-    run_id = a.coordinator.submit("type things").get()
     seen: list = []
     ask = next_consent(a, seen)
     assert (ask.run_id, ask.tab, ask.tool, ask.args["text"]) == (run_id, "sh", "send_to_terminal", "echo once-$((1+1))")
@@ -74,14 +80,13 @@ def test_a_request_the_user_denied_is_not_asked_again_in_the_run(agent):
     same request in the same run is now refused without a question, and the model is told so;
     another text, or the same one in the next run, is asked again."""
     a = agent()
-    a.coordinator.set_consent_responder(True).get()
-    a.fake.script(
+    run_id = asked_run(
+        a, "clean up",
         Reply.action("send_to_terminal", tab="sh", text="rm -rf build"),
         Reply.action("send_to_terminal", tab="sh", text="rm -rf build"),
         Reply.action("send_to_terminal", tab="sh", text="echo other-$((4+4))"),
         Reply.action("done", message="gave up"),
     )
-    run_id = a.coordinator.submit("clean up").get()
     seen: list = []
     ask = next_consent(a, seen)
     a.coordinator.answer_consent(ask.request_id, "deny").get()

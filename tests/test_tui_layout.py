@@ -35,14 +35,18 @@ async def test_narrow_terminals_dock_the_panel_at_the_bottom_and_the_log_wraps(t
         stop(app)
 
 
+
+async def open_help(app, pilot) -> None:
+    await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
+    await pilot.press(PREFIX, "?")
+    await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+    await pilot.pause(0.3)  # (laid out)
+
 async def test_help_scrolls_on_a_short_terminal(tmp_path):
     app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
-            await pilot.press(PREFIX, "?")
-            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
-            await pilot.pause(0.3)
+            await open_help(app, pilot)
             scroller = app.screen.query_one(VerticalScroll)
             assert scroller.max_scroll_y > 0  # more than fits, and it can be reached
             scroller.focus()
@@ -137,10 +141,7 @@ async def test_help_shows_each_prefix_key_on_one_line(tmp_path):
     app = make_app(tmp_path, BASH, bare=True)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: len(app.tabs) == 1, what="tabs")
-            await pilot.press(PREFIX, "?")
-            await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
-            await pilot.pause(0.3)
+            await open_help(app, pilot)
             keys = app.screen.query_one("#help-keys")
             width, height = keys.size
             lines = [strip.text for strip in keys.render_lines(Region(0, 0, width, height))]
