@@ -185,3 +185,21 @@ async def test_the_palettes_screenshot_is_saved_where_tiki_runs_and_says_where(t
             assert "not saved" in said and "No such file or directory" in said, said
     finally:
         stop(app)
+
+
+async def test_zoom_under_a_dialog_zooms_the_tab_and_esc_still_closes_the_dialog(tmp_path):
+    """Prefix f with the help open made the help screen "maximize" the tab view it does not
+    hold: nothing changed, and the next Esc undid that instead of closing the help."""
+    app = make_app(tmp_path, BASH, bare=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_help(app, pilot)
+            await pilot.press(PREFIX, "f")
+            await until(pilot, lambda: app.view.size == (120, 40), what="the tab zoomed behind the help")
+            await pilot.press("escape")
+            await until(pilot, lambda: type(app.screen).__name__ != "HelpScreen", what="the help closed")
+            assert app.view.size == (120, 40)
+            await pilot.press(PREFIX, "f")
+            await until(pilot, lambda: app.view.size.width < 120, what="the layout back")
+    finally:
+        stop(app)

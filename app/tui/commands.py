@@ -112,8 +112,8 @@ class Commands:
         """The tab view alone fills the window, or the layout is back. (Textual's "Maximize"
         took whatever had the keyboard -- the panel's input line alone on a hatched screen --
         and only its "Minimize" undid it, as Esc goes to the program: both left the palette.)"""
-        screen = self.screen  # type: ignore[attr-defined]
         view = self.view  # type: ignore[attr-defined]
+        screen = view.screen  # (the main screen, also under a dialog: it must not take the view)
         if screen.maximized is view:
             screen.minimize()
         elif screen.maximize(view, container=False):
@@ -126,7 +126,7 @@ class Commands:
         # set_focus at once (widget.focus() is deferred): keys typed right after the command
         # must already reach the widget it chose
         line = self.panel.query_one("#agent-input")  # type: ignore[attr-defined]
-        if self.screen.maximized is not None:  # type: ignore[attr-defined]  # zoomed: the panel is wanted
+        if self.view.screen.maximized is not None:  # type: ignore[attr-defined]  # zoomed: the panel is wanted
             self.action_zoom()
         if self.screen.focused is not line:  # type: ignore[attr-defined]  # (the view, or nothing)
             if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
