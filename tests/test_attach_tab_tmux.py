@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 from conftest import TIKI, wait_until
-from tmux_outer import Outer
+from tmux_outer import Outer, logger_tab, received
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"), pytest.mark.tmux]
 
@@ -97,4 +97,21 @@ def test_zoom_gives_the_tab_the_whole_window_and_back(tiki_env, tmp_path):
         assert "=typed" not in screen
     finally:
         subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        outer.close()
+
+
+def test_escape_in_a_zoomed_tab_goes_to_its_program(tiki_env, tmp_path):
+    """Zoomed, Esc is the program's (vim's, an AI CLI's "interrupt") as ever: Textual would
+    take it to undo the zoom."""
+    log = tmp_path / "keys.jsonl"
+    outer = Outer(tiki_env, cols=100, rows=30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", logger_tab(log), ready="logger ready")
+        outer.keys("w0", "C-\\", "f")
+        wait_until(lambda: "? help" not in outer.screen("w0"), 10, 0.05, what="zoomed: no tab bar")
+        outer.keys("w0", "Escape")
+        outer.literal("w0", "x")
+        wait_until(lambda: received(log) == "\x1bx", 10, 0.05, what=f"Esc and x in the tab; got {received(log)!r}")
+        assert "? help" not in outer.screen("w0")  # still zoomed
+    finally:
         outer.close()
