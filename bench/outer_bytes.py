@@ -9,7 +9,12 @@ terminal-send`, `tmux send-keys`): LINES lines of 80 characters, RATE a second. 
 pipe-pane -O` copies every byte each window's program writes to its terminal, before tmux reads
 it; the bytes are counted from the command's start until both have printed the last line.
 
-    python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45]
+    python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45] [--panel hidden]
+
+(`--panel`: where the agent panel docks -- right, bottom or hidden, as `ui.toml` remembers it;
+by default right at 120 columns and more, below that at the bottom. Beside a panel on the
+right the UI writes every row of a scrolling tab; where the view is as wide as the terminal,
+the terminal scrolls it.)
 """
 
 from __future__ import annotations
@@ -31,11 +36,15 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=20.0, help="lines a second")
     parser.add_argument("--cols", type=int, default=140)
     parser.add_argument("--rows", type=int, default=45)
+    parser.add_argument("--panel", choices=("right", "bottom", "hidden"), help="where the agent panel docks")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tkob-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX"))}
     env.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"),
                PATH=f"{BIN}:{env.get('PATH', '')}")
+    if args.panel:
+        (work / "c").mkdir()
+        (work / "c" / "ui.toml").write_text(f'panel = "{args.panel}"\n')
     (work / "ws.toml").write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
     exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith("TIKI_"))
     outer = Tmux(cols=args.cols, rows=args.rows, name=f"tkob{os.getpid()}")
@@ -63,7 +72,9 @@ def main() -> None:
             outer.run("pipe-pane", "-t", window)
         sizes = {window: (work / f"{window}.bytes").stat().st_size for window in ("tiki", "tmux")}
         printed = args.lines * 80
-        print(f"{args.lines} lines of 80 characters, {args.rate:g} a second, in a {args.cols}x{args.rows} outer terminal")
+        where = f", the panel {args.panel}" if args.panel else ""
+        print(f"{args.lines} lines of 80 characters, {args.rate:g} a second, in a {args.cols}x{args.rows} outer "
+              f"terminal{where}")
         print(f"  tiki UI      {sizes['tiki']:>9,} bytes  ({sizes['tiki'] / printed:.1f} per byte printed)")
         print(f"  tmux client  {sizes['tmux']:>9,} bytes  ({sizes['tmux'] / printed:.1f} per byte printed)")
         print(f"  tiki / tmux: {sizes['tiki'] / max(1, sizes['tmux']):.1f}x the bytes (no target)")

@@ -229,3 +229,39 @@ def test_the_sixteen_colours_reach_the_terminal_as_the_program_wrote_them(outer)
     outer.keys("w0", "Escape")
     wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
     assert palette_rows(outer, "w0", 70) == expected  # drawn by Textual
+
+
+def test_a_tab_printing_line_after_line_is_scrolled_in_the_terminal_not_written_again(tiki_env, tmp_path):
+    """A line printed at the bottom scrolls every row of the tab, and the UI wrote every row
+    again each frame: ~100 bytes a row, 17-33x what a tmux client sends for the same stream
+    (bench/outer_bytes.py), paid for over SSH. Where the view is as wide as the terminal, the
+    terminal now scrolls the rows itself and only the new ones are written -- and what shows
+    must still be, cell for cell, what Textual draws there."""
+    from tmux_outer import panel_at
+
+    panel_at(tiki_env, "hidden")  # (beside a panel the terminal could not scroll the view's rows alone)
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env, 100, 30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        outer.literal("w0", r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 \e[4%dm%s\e[0m\n' "
+                            r"$((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; "
+                            "echo scrolled-$((1+1))")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "scrolled-2")
+        time.sleep(0.3)
+        outer.tmux("pipe-pane", "-t", "w0")
+        written = received.stat().st_size
+        # Written again each line: 60 frames of the 29 rows, ~100 bytes each (~170 KB).
+        assert written < 60 * 29 * 100 / 4, written
+        painted = outer.cells("w0", 100)[1:]
+        assert any("line 60" in "".join(char for char, _ in row) for row in painted)
+        outer.keys("w0", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
+        outer.wait("w0", "Every key goes to")
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
+        wait_until(lambda: outer.cells("w0", 100)[1:] == painted, 10, 0.2,
+                   what="Textual's drawing of the view to equal what was scrolled and painted")
+    finally:
+        outer.close()

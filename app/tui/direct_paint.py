@@ -18,6 +18,10 @@ the compositor, which draws the toast over it (a toast stays up for seconds: typ
 as into an agent CLI's input line at the bottom, stays at once). Anything unusual -- a
 clipped view, another screen on top, no real terminal (Pilot tests run headless) -- leaves
 every row to it: the caller refreshes the rows `paint_rows` hands back.
+
+A tab that prints line after line scrolls every row, and each frame then holds all of them:
+`scroll_and_paint` has the terminal scroll the view's rows itself and writes only the rows the
+scroll did not bring, as a tmux client does, where the view is as wide as the terminal.
 """
 
 from __future__ import annotations
@@ -38,17 +42,11 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
     view's corner: the compositor draws it over the rest). Returns the parts of rows not
     written (view coordinates), for the caller to refresh the usual way: every row when it
     cannot be done safely at all."""
-    app = view.app
-    driver = app._driver
-    region = view.region
-    every = [Region(0, row, region.width, 1) for row, _segments in lines]
-    if (driver is None or app.is_headless or not app._running or app._closed or app._batch_count
-            or not view.is_mounted or app.screen is not view.screen):
-        return every
-    free = free_widths(view, region) if region and _plain(view) else None
+    every = [Region(0, row, view.region.width, 1) for row, _segments in lines]
+    free = _free(view)
     if free is None:
         return every
-    width, height = region.size
+    width = view.region.width
     todo, rest = [], []
     for row, segments in lines:
         if row in free:
@@ -59,12 +57,57 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
         todo.append((row, segments))
     if not todo:
         return every
+    _write(view, "", todo)
+    return rest
+
+
+def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tuple[int, list[Segment]]]) -> bool:
+    """Scroll the view's top `height` rows up `scroll` rows in the terminal itself, then write
+    `lines` (the rows the scroll did not bring: the new ones at the bottom, and any other that
+    changed), as a tmux client does for a pane's line feed: a tab printing line after line
+    scrolls every row, and writing each of them again cost the terminal ~4 KB a frame (17-33x
+    the bytes of a tmux client, bench/outer_bytes.py), which a user over SSH pays for. Only
+    where the view is as wide as the terminal and nothing lies over it: DECSTBM scrolls whole
+    rows (only DECSLRM, which many terminals lack, would spare a panel beside the view). False
+    when it was not done: the caller paints every row."""
+    free = _free(view)
+    region = view.region
+    if (free is None or free or region.x != 0 or region.width != view.app.size.width
+            or not 0 < scroll < height <= region.height):
+        return False
+    # (Margins, the scroll within them, the margins reset -- which homes the cursor: the paint
+    # after places it. The rows the scroll brings in are written over at once.)
+    _write(view, f"\x1b[{region.y + 1};{region.y + height}r\x1b[{scroll}S\x1b[r", lines,
+           Region(0, 0, region.width, height))
+    return True
+
+
+def _free(view: Widget) -> dict[int, int] | None:
+    """`free_widths` of the view, when its rows may be written at once at all (None: not)."""
+    app = view.app
+    if (app._driver is None or app.is_headless or not app._running or app._closed or app._batch_count
+            or not view.is_mounted or app.screen is not view.screen):
+        return None
+    region = view.region
+    return free_widths(view, region) if region and _plain(view) else None
+
+
+def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], moved: Region | None = None) -> None:
+    """`head` (a scroll), then the rows `todo` rendered as the compositor would, in one
+    synchronized update; the compositor's copy of those rows (and of `moved`) is stale after."""
+    app = view.app
+    driver = app._driver
+    assert driver is not None
+    region = view.region
+    width, height = region.size
     _base, background = view.background_colors
     filters = view.get_line_filters()
     color_system = app.console._color_system or ColorSystem.TRUECOLOR
     render = Strip.render_style
     cache = view._styles_cache
-    parts = []
+    if moved is not None:
+        cache.set_dirty(moved)
+    parts = [head]
     for row, segments in todo:
         if not 0 <= row < height:
             continue
@@ -84,7 +127,6 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
     finally:
         app._end_update()
     driver.flush()
-    return rest
 
 
 def _plain(view: Widget) -> bool:
@@ -141,4 +183,4 @@ def _cropped(segments: list[Segment], cells: int) -> tuple[list[Segment], int]:
     return kept, taken
 
 
-__all__ = ["paint_rows"]
+__all__ = ["paint_rows", "scroll_and_paint"]

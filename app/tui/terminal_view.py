@@ -13,25 +13,21 @@ to the live screen (history_scroll.py).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from rich.cells import cell_len
-from rich.color import Color as RichColor
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...terminals.rows import cell_style
-from .direct_paint import paint_rows
+from .direct_paint import paint_rows, scroll_and_paint
 from .exit_banner import banner, banner_row, has_text
 from .history_scroll import HistoryScrollMixin
 from .keys import key_to_bytes
 from .mouse_view import MouseMixin
+from .row_segments import row_segments
 from .scrollback_mode import ScrollbackMode
 
 # How long a tab switch may show the last tab's screen while the new one's is on its way.
@@ -39,23 +35,6 @@ SWITCH_WAIT = 0.25
 # A size is told once the screen has the window's size (Textual resizes it ~8 ms after the
 # window changed): looked at again every SETTLE_STEP s, told as it is after SETTLE_TRIES looks.
 SETTLE_STEP, SETTLE_TRIES = 0.01, 50
-
-
-def _rich_color(color: Any) -> RichColor | None:
-    if color is None:
-        return None
-    if isinstance(color, tuple):
-        return RichColor.from_rgb(*color)
-    return RichColor.from_ansi(color)
-
-
-@lru_cache(maxsize=4096)
-def rich_style(sgr: str) -> Style:
-    """The Rich style of a frame segment's SGR parameters ("" is the default)."""
-    style = cell_style(sgr)
-    return Style(color=_rich_color(style.fg), bgcolor=_rich_color(style.bg), bold=style.bold or None,
-                 dim=style.faint or None, italic=style.italic or None, underline=style.underline or None,
-                 strike=style.strike or None, blink=style.blink or None, reverse=style.inverse or None)
 
 
 class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
@@ -74,6 +53,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         self._told_size: tuple[int, int] | None = None  # the size last sent to the host (`tell_size`)
         self.tab_size = (0, 0)
         self.history = 0
+        self._lines_seen = 0  # history + dropped of the last frame: how far the screen scrolled since
         self._init_scroll()  # scrolled back with the wheel (history_scroll.py)
         self._strips: dict[int, tuple[int, int, Strip]] = {}  # live row -> (width, left, strip), no cursor
         self.copy = ScrollbackMode(self)  # prefix+[ (scrollback_mode.py)
@@ -111,8 +91,12 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         """A `screen` frame for the tab shown: take its rows, repaint only those."""
         if frame["tab"] != self.tab_id or (frame["serial"] <= self.serial and not frame["full"]):
             return
-        self.serial = frame["serial"]
         rows = frame["rows"]
+        # (To tell a scroll, `_scrolled`: the rows painted before, of this tab at this size.)
+        before = list(self.rows) if self.serial and len(self.rows) == rows else None
+        grown = frame["history"] + frame["dropped"] - self._lines_seen
+        self._lines_seen = frame["history"] + frame["dropped"]
+        self.serial = frame["serial"]
         if len(self.rows) != rows:
             self.rows = [[] for _ in range(rows)]
             self._strips.clear()
@@ -140,10 +124,26 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
                  sorted({int(row) for row in frame["lines"]} | {self.cursor[0]}))
         # (the cursor's row too, the only one a cursor move changes: the end of a paint is what
         # moves the terminal's cursor, and nothing is drawn for it where it was)
+        if before is not None and self._scrolled(before, grown, dirty, width):
+            return
         lines = self._live_lines(dirty, width)
         rest = [Region(0, row, width, 1) for row in dirty] if lines is None else paint_rows(self, lines)
         if rest:  # (what a toast or tooltip shares, or all when it cannot be painted at once)
             self.refresh(*rest)
+
+    def _scrolled(self, before: list[list], grown: int, dirty: Any, width: int) -> bool:
+        """Painted as a scroll: the history grew by `grown` lines and the rows moved up with
+        them, so the terminal scrolls the view's rows itself and only the rows the scroll does
+        not bring are written (`direct_paint.scroll_and_paint`). False: paint `dirty` as ever."""
+        rows = len(self.rows)
+        if not 0 < grown < rows or len(dirty) <= 2 or self.alt_screen or self._repaint_required:
+            return False  # (a repaint on its way: the terminal may not hold `before` yet)
+        moved = before[grown:] + [None] * grown
+        todo = sorted({row for row in range(rows) if self.rows[row] != moved[row]} | {self.cursor[0]})
+        if len(todo) * 2 > len(dirty):
+            return False  # (not worth it: most rows are new anyway)
+        lines = self._live_lines(todo, width)
+        return lines is not None and scroll_and_paint(self, grown, rows, lines)
 
     def _live_lines(self, rows: Any, width: int) -> list[tuple[int, list[Segment]]] | None:
         """The live screen's `rows` as segments as wide as the view, for `paint_rows`; None
@@ -152,7 +152,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             return None
         lines = []
         for y in rows:
-            segments, length = _segments(self.rows[y] if y < len(self.rows) else ())
+            segments, length = row_segments(self.rows[y] if y < len(self.rows) else ())
             if length > width:
                 return None  # (cannot happen unpanned; Textual's way is the safe one)
             if length < width:
@@ -206,7 +206,7 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
         return cached[2]
 
     def _strip(self, line: Any, width: int, left: int) -> Strip:
-        segments, length = _segments(line)
+        segments, length = row_segments(line)
         if left or length > width:
             return Strip(segments, length).crop_extend(left, left + width, None)
         # the usual row: padded in place, one Strip (each costs seven caches) not two
@@ -282,10 +282,4 @@ class TerminalView(HistoryScrollMixin, MouseMixin, Widget, can_focus=True):
             self.focus()
 
 
-def _segments(line: Any) -> tuple[list[Segment], int]:
-    """A frame row's [text, sgr] pieces as Rich segments, and how many cells they take."""
-    segments = [Segment(text, rich_style(sgr)) for text, sgr in line]
-    return segments, sum(len(text) if text.isascii() else cell_len(text) for text, _ in line)
-
-
-__all__ = ["TerminalView", "rich_style"]
+__all__ = ["TerminalView"]
