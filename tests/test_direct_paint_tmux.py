@@ -265,3 +265,28 @@ def test_a_tab_printing_line_after_line_is_scrolled_in_the_terminal_not_written_
                    what="Textual's drawing of the view to equal what was scrolled and painted")
     finally:
         outer.close()
+
+
+def test_a_rows_trailing_blanks_are_erased_not_written(outer, tiki_env, tmp_path):
+    """Beside the panel a scrolling tab's rows are all written again each frame (the terminal
+    cannot scroll them alone), and each was padded to the view's width with blanks: a row of
+    "7" cost 80 bytes. The blanks after a row's text are erased (ECH) instead -- what shows
+    must stay, cell for cell, what Textual draws there."""
+    received = tmp_path / "outer.bytes"
+    outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+    outer.literal("w0", "for i in $(seq 1 40); do echo $i; sleep 0.05; done; echo short-$((2+2))")
+    outer.keys("w0", "Enter")
+    outer.wait("w0", "short-4")
+    time.sleep(0.3)
+    outer.tmux("pipe-pane", "-t", "w0")
+    written = received.stat().st_size
+    width = len(tab_cells(outer, "w0")[0])
+    # Each frame after the screen filled wrote its 35 rows padded to the view's width.
+    assert written < 20 * 35 * width / 3, (written, width)
+    painted = tab_cells(outer, "w0")
+    outer.keys("w0", "C-\\", "?")
+    outer.wait("w0", "Every key goes to")
+    outer.keys("w0", "Escape")
+    wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
+    wait_until(lambda: tab_cells(outer, "w0") == painted, 10, 0.2,
+               what="Textual's drawing of the view to equal what was painted")

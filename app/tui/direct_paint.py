@@ -117,8 +117,14 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
         for line_filter in filters:  # the view's, as the compositor applies them (Strip.apply_filter)
             segments = line_filter.apply(segments, background)
         parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H")
+        blanks = _trailing_blanks(segments)
         parts.extend(text if style is None else render(style, text, color_system)
-                     for text, style, _control in segments)  # as Strip.render
+                     for text, style, _control in segments[:len(segments) - bool(blanks)])  # as Strip.render
+        if blanks:
+            # Erased, not written: the same default cells (each styled piece ends with a
+            # reset), for 4-6 bytes instead of a blank each -- beside the panel a scrolling
+            # tab's rows are all written again every frame. ECH does not move the cursor.
+            parts.append(f"\x1b[{blanks}X")
     x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
     parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does
@@ -127,6 +133,15 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
     finally:
         app._end_update()
     driver.flush()
+
+
+def _trailing_blanks(segments: Sequence[Segment]) -> int:
+    """How many default blanks end the row (its last segment, unstyled and all spaces), when
+    erasing them is shorter than writing them; else 0."""
+    if not segments:
+        return 0
+    text, style, control = segments[-1]
+    return len(text) if style is None and not control and len(text) > 6 and not text.strip(" ") else 0
 
 
 def _plain(view: Widget) -> bool:
