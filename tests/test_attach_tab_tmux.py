@@ -115,3 +115,33 @@ def test_escape_in_a_zoomed_tab_goes_to_its_program(tiki_env, tmp_path):
         assert "? help" not in outer.screen("w0")  # still zoomed
     finally:
         outer.close()
+
+
+def test_a_toast_over_a_zoomed_tab_goes_when_its_time_is_up(tiki_env, tmp_path):
+    """Zoomed, a toast (the palette's screenshot says where it saved) stayed on the screen for
+    good: Textual drew it, but not its going."""
+    outer = Outer(tiki_env, cols=100, rows=30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("one"), ready="I-am-one", cwd=tmp_path)
+        outer.keys("w0", "C-\\", "f")
+        wait_until(lambda: "? help" not in outer.screen("w0"), 10, 0.05, what="zoomed: no tab bar")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.literal("w0", "screenshot")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "tikitaka-")  # the toast names the file
+        wait_until(lambda: "tikitaka-" not in outer.screen("w0"), 15, 0.2, what="the toast gone after its 5 s")
+        assert "I-am-one" in outer.screen("w0")
+        outer.keys("w0", "C-\\", "f")  # a toast up before the zoom goes too
+        outer.wait("w0", "? help")
+        outer.keys("w0", "C-\\", ":")
+        outer.wait("w0", "Search for commands")
+        outer.literal("w0", "screenshot")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "tikitaka-")
+        outer.keys("w0", "C-\\", "f")
+        wait_until(lambda: "? help" not in outer.screen("w0"), 10, 0.05, what="zoomed again")
+        wait_until(lambda: "tikitaka-" not in outer.screen("w0"), 15, 0.2, what="that toast gone too")
+    finally:
+        subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
+        outer.close()

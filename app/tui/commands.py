@@ -118,9 +118,25 @@ class Commands:
             screen.minimize()
         elif screen.maximize(view, container=False):
             screen.set_focus(view)
+            for toast in self._notifications:  # type: ignore[attr-defined]  # (up already: see `notify`)
+                self.set_timer(max(0.0, toast.time_left) + 0.3, self._redraw_zoomed)  # type: ignore[attr-defined]
         # (Textual posts the view no Resize now and then on the way back: the tab kept the
         # whole window's size under the restored layout.)
         view.call_after_refresh(view.tell_size)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Textual's, and while zoomed the screen drawn again once the toast is due to go:
+        Textual draws a toast over a maximized view but not its going (it stayed for good)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)  # type: ignore[misc]
+        if self.view.screen.maximized is not None:  # type: ignore[attr-defined]
+            due = (self.NOTIFICATION_TIMEOUT if timeout is None else timeout) + 0.3  # type: ignore[attr-defined]
+            self.set_timer(due, self._redraw_zoomed)  # type: ignore[attr-defined]
+
+    def _redraw_zoomed(self) -> None:
+        screen = self.view.screen  # type: ignore[attr-defined]
+        if screen.maximized is not None:
+            screen.refresh()
 
     def action_toggle_focus(self) -> None:
         # set_focus at once (widget.focus() is deferred): keys typed right after the command

@@ -73,13 +73,24 @@ def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tup
     free = _free(view)
     region = view.region
     if (free is None or free or region.x != 0 or region.width != view.app.size.width
-            or not 0 < scroll < height <= region.height):
+            or not 0 < scroll < height <= region.height or not _settled(view.screen)):
         return False
     # (Margins, the scroll within them, the margins reset -- which homes the cursor: the paint
     # after places it. The rows the scroll brings in are written over at once.)
     _write(view, f"\x1b[{region.y + 1};{region.y + height}r\x1b[{scroll}S\x1b[r", lines,
            Region(0, 0, region.width, height))
     return True
+
+
+def _settled(screen: Any) -> bool:
+    """Nothing of the screen waits to be drawn: a scroll moves whatever the terminal shows, and
+    a toast just gone from the layout but not yet from the terminal moved up with the rows
+    and stayed there (seen with a toast from a background tab over a zoomed tab)."""
+    try:
+        return not (screen._layout_required or screen._scroll_required or screen._repaint_required
+                    or screen._dirty_widgets or screen._compositor._dirty_regions)
+    except AttributeError:  # (Textual's internals moved: no scroll, every row written)
+        return False
 
 
 def _free(view: Widget) -> dict[int, int] | None:
