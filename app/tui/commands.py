@@ -129,7 +129,8 @@ class Commands:
         """Textual's, and while zoomed the screen drawn again once the toast is due to go:
         Textual draws a toast over a maximized view but not its going (it stayed for good)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)  # type: ignore[misc]
-        if self.view.screen.maximized is not None:  # type: ignore[attr-defined]
+        view = getattr(self, "view", None)  # (none yet while the app starts)
+        if view is not None and view.is_mounted and view.screen.maximized is not None:
             due = (self.NOTIFICATION_TIMEOUT if timeout is None else timeout) + 0.3  # type: ignore[attr-defined]
             self.set_timer(due, self._redraw_zoomed)  # type: ignore[attr-defined]
 
