@@ -281,8 +281,10 @@ def test_a_rows_trailing_blanks_are_erased_not_written(outer, tiki_env, tmp_path
     outer.tmux("pipe-pane", "-t", "w0")
     written = received.stat().st_size
     width = len(tab_cells(outer, "w0")[0])
-    # Each frame after the screen filled wrote its 35 rows padded to the view's width.
-    assert written < 20 * 35 * width / 3, (written, width)
+    # Each frame after the screen filled wrote its 35 rows padded to the view's width: 37,115
+    # bytes in all, where the erased blanks take 15-17 thousand (how many frames the 40 lines
+    # make varies with the machine's load).
+    assert written < 20 * 35 * width * 0.55, (written, width)
     painted = tab_cells(outer, "w0")
     outer.keys("w0", "C-\\", "?")
     outer.wait("w0", "Every key goes to")
