@@ -103,13 +103,15 @@ def _host_dir() -> str:
 _DEFAULTS = Defaults(shell=default_shell, role=default_role, cwd=_host_dir)
 
 
-def save_workspace(path: Path, entries: list[TabEntry]) -> str:
-    """Write `entries` to `path` atomically, changing only the tabs that changed; returns the
-    digest of what was written."""
+def save_workspace(path: Path, entries: list[TabEntry], held: bytes | None = None) -> str:
+    """Write `entries` to `path` atomically, changing only the tabs that changed in what it
+    holds (`held`, when the caller has just read it; else read here); returns the digest of
+    what was written."""
+    held = _read(path) if held is None else held
     try:
-        before: str | None = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
-        before = None  # (none yet, or not text: written afresh)
+        before = held.decode("utf-8") if held is not None else None
+    except UnicodeDecodeError:
+        before = None  # (not text: written afresh)
     text = merged(before, entries, _DEFAULTS).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".workspace-", suffix=".toml", dir=path.parent)
@@ -123,12 +125,17 @@ def save_workspace(path: Path, entries: list[TabEntry]) -> str:
     return hashlib.sha256(text).hexdigest()
 
 
-def file_digest(path: Path) -> str | None:
-    """The digest of the file's bytes; None when there is no file."""
+def _read(path: Path) -> bytes | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return path.read_bytes()
     except FileNotFoundError:
         return None
+
+
+def file_digest(path: Path, held: bytes | None = None) -> str | None:
+    """The digest of the file's bytes (`held`, when just read); None when there is no file."""
+    held = _read(path) if held is None else held
+    return None if held is None else hashlib.sha256(held).hexdigest()
 
 
 class WorkspaceFile:
@@ -149,9 +156,10 @@ class WorkspaceFile:
     def save(self, entries: list[TabEntry]) -> str | None:
         """Save `entries` (OSError when that fails); returns None, or the news that they went
         beside a file the user edited."""
-        current = file_digest(self.path)
+        held = _read(self.path)  # (read once: what is judged an edit is what is merged into)
+        current = file_digest(self.path, held)
         if current is None or current in (self._known, self._beside_known):
-            self._known = save_workspace(self.path, entries)
+            self._known = save_workspace(self.path, entries, held)
             self._beside_known = self._noted = None
             return None
         self._beside_known = save_workspace(self.beside, entries)

@@ -83,9 +83,9 @@ def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tup
 
 
 def _settled(screen: Any) -> bool:
-    """Nothing of the screen waits to be drawn: a scroll moves whatever the terminal shows, and
-    a toast just gone from the layout but not yet from the terminal moved up with the rows
-    and stayed there (seen with a toast from a background tab over a zoomed tab)."""
+    """Nothing of the screen waits to be drawn: a scroll moves whatever the terminal shows, so
+    a widget gone from the layout but not yet from the terminal (a toast that just expired)
+    would move up with the rows and stay there."""
     try:
         return not (screen._layout_required or screen._scroll_required or screen._repaint_required
                     or screen._dirty_widgets or screen._compositor._dirty_regions)
