@@ -10,11 +10,14 @@ pipe-pane -O` copies every byte each window's program writes to its terminal, be
 it; the bytes are counted from the command's start until both have printed the last line.
 
     python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45] [--panel hidden]
+                                [--outer xterm]
 
 (`--panel`: where the agent panel docks -- right, bottom or hidden, as `ui.toml` remembers it;
-by default right at 120 columns and more, below that at the bottom. Beside a panel on the
-right the UI writes every row of a scrolling tab; where the view is as wide as the terminal,
-the terminal scrolls it.)
+by default right at 120 columns and more, below that at the bottom. Where the view is as wide
+as the terminal, the terminal scrolls it; beside a panel on the right only a terminal with left
+and right margins can, which tmux is not.) `--outer xterm`: the two are real xterms of that
+size on a virtual X display (Xvfb) instead of two windows of an outer tmux, and the bytes are
+what each xterm logs it received (`-l`): xterm has the margins.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Protocol
 
 from common import BIN, TIKI, Tmux, wait_for
 
@@ -37,6 +41,7 @@ def main() -> None:
     parser.add_argument("--cols", type=int, default=140)
     parser.add_argument("--rows", type=int, default=45)
     parser.add_argument("--panel", choices=("right", "bottom", "hidden"), help="where the agent panel docks")
+    parser.add_argument("--outer", choices=("tmux", "xterm"), default="tmux", help="the outer terminal")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tkob-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX"))}
@@ -47,34 +52,27 @@ def main() -> None:
         (work / "c" / "ui.toml").write_text(f'panel = "{args.panel}"\n')
     (work / "ws.toml").write_text('[[tab]]\nname = "sh"\ncommand = ["bash", "--norc", "--noprofile"]\n')
     exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith("TIKI_"))
-    outer = Tmux(cols=args.cols, rows=args.rows, name=f"tkob{os.getpid()}")
     inner = Tmux(cols=args.cols, rows=args.rows - 1, name=f"tkobi{os.getpid()}")  # (the client's status line)
+    windows = {"tiki": f"cd {work}; {exports} {TIKI} --workspace {work / 'ws.toml'}",
+               "tmux": f"TMUX= tmux -L {inner.name} attach"}
+    outer: Outer = XTerms(args, work, windows) if args.outer == "xterm" else TmuxWindows(args, windows)
     try:
-        outer.run("rename-window", "-t", "b", "tiki")
-        outer.run("new-window", "-d", "-n", "tmux", "bash --norc --noprofile")
-        outer.run("send-keys", "-t", "tiki", f"cd {work}; {exports} {TIKI} --workspace {work / 'ws.toml'}", "Enter")
-        outer.run("send-keys", "-t", "tmux", f"TMUX= tmux -L {inner.name} attach", "Enter")
-        wait_for(lambda: "? help" in outer.run("capture-pane", "-p", "-t", "tiki"), 30)
-        wait_for(lambda: "bash" in outer.run("capture-pane", "-p", "-t", "tmux") or
-                 "$" in outer.run("capture-pane", "-p", "-t", "tmux"), 10)
+        wait_for(lambda: "? help" in outer.screen("tiki"), 30)
+        wait_for(lambda: "bash" in outer.screen("tmux") or "$" in outer.screen("tmux"), 10)
         time.sleep(1.0)  # (both idle)
-        for window in ("tiki", "tmux"):
-            outer.run("pipe-pane", "-O", "-t", window, f"cat > '{work / window}.bytes'")
+        outer.count()
         text = "x" * 60
         command = (f'for i in $(seq 1 {args.lines}); do printf "line %5d: {text} end\\n" $i; '
                    f'sleep {1 / args.rate:.4f}; done; echo STREAM-$((6*7))-DONE')
         subprocess.run([TIKI, "terminal-send", "sh", command], env=env, capture_output=True, check=True)
         inner.run("send-keys", "-t", "b", command, "Enter")
-        wait_for(lambda: all("STREAM-42-DONE" in outer.run("capture-pane", "-p", "-t", w) for w in ("tiki", "tmux")),
-                 args.lines / args.rate + 30)
+        wait_for(lambda: all("STREAM-42-DONE" in outer.screen(w) for w in windows), args.lines / args.rate + 30)
         time.sleep(0.5)
-        for window in ("tiki", "tmux"):
-            outer.run("pipe-pane", "-t", window)
-        sizes = {window: (work / f"{window}.bytes").stat().st_size for window in ("tiki", "tmux")}
+        sizes = outer.counted()
         printed = args.lines * 80
         where = f", the panel {args.panel}" if args.panel else ""
         print(f"{args.lines} lines of 80 characters, {args.rate:g} a second, in a {args.cols}x{args.rows} outer "
-              f"terminal{where}")
+              f"{args.outer}{where}")
         print(f"  tiki UI      {sizes['tiki']:>9,} bytes  ({sizes['tiki'] / printed:.1f} per byte printed)")
         print(f"  tmux client  {sizes['tmux']:>9,} bytes  ({sizes['tmux'] / printed:.1f} per byte printed)")
         print(f"  tiki / tmux: {sizes['tiki'] / max(1, sizes['tmux']):.1f}x the bytes (no target)")
@@ -83,6 +81,79 @@ def main() -> None:
         inner.close()
         outer.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+class Outer(Protocol):
+    def screen(self, window: str) -> str: ...
+    def count(self) -> None: ...  # from now
+    def counted(self) -> dict[str, int]: ...  # bytes each window's terminal received since `count`
+    def close(self) -> None: ...
+
+
+class TmuxWindows:
+    """Two windows of an outer tmux server; `pipe-pane -O` copies what each program writes."""
+
+    def __init__(self, args: argparse.Namespace, windows: dict[str, str]) -> None:
+        self.tmux = Tmux(cols=args.cols, rows=args.rows, name=f"tkob{os.getpid()}")
+        self.files = {window: Path(tempfile.mkdtemp(prefix="tkobp-")) / "bytes" for window in windows}
+        self.tmux.run("rename-window", "-t", "b", "tiki")
+        self.tmux.run("new-window", "-d", "-n", "tmux", "bash --norc --noprofile")
+        for window, command in windows.items():
+            self.tmux.run("send-keys", "-t", window, command, "Enter")
+
+    def screen(self, window: str) -> str:
+        return self.tmux.run("capture-pane", "-p", "-t", window)
+
+    def count(self) -> None:
+        for window, path in self.files.items():
+            self.tmux.run("pipe-pane", "-O", "-t", window, f"cat > '{path}'")
+
+    def counted(self) -> dict[str, int]:
+        for window in self.files:
+            self.tmux.run("pipe-pane", "-t", window)
+        return {window: path.stat().st_size for window, path in self.files.items()}
+
+    def close(self) -> None:
+        self.tmux.close()
+        for path in self.files.values():
+            shutil.rmtree(path.parent, ignore_errors=True)
+
+
+class XTerms:
+    """Two real xterms on a virtual X display, each logging what it receives."""
+
+    def __init__(self, args: argparse.Namespace, work: Path, windows: dict[str, str]) -> None:
+        read, write = os.pipe()
+        self.x = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "3000x2000x24",
+                                   "-nolisten", "tcp"], pass_fds=(write,), stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as displayfd:
+            # (without COLUMNS and LINES, which Textual would take over the terminal's size)
+            self.env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+                        "DISPLAY": f":{displayfd.readline().strip()}"}
+        self.logs = {window: work / f"{window}.xterm.log" for window in windows}
+        self.terms = [subprocess.Popen(["xterm", "-l", "-lf", str(self.logs[window]), "-geometry",
+                                        f"{args.cols}x{args.rows}", "-e", "bash", "--norc", "--noprofile", "-c",
+                                        command], env=self.env, stderr=subprocess.DEVNULL)
+                      for window, command in windows.items()]
+        self.start: dict[str, int] = {}
+
+    def screen(self, window: str) -> str:
+        # (what the program in it last wrote, as plain text: enough to find the words looked for)
+        if not self.logs[window].exists():
+            return ""
+        return self.logs[window].read_bytes()[-8192:].decode(errors="replace")
+
+    def count(self) -> None:
+        self.start = {window: log.stat().st_size for window, log in self.logs.items()}
+
+    def counted(self) -> dict[str, int]:
+        return {window: log.stat().st_size - self.start[window] for window, log in self.logs.items()}
+
+    def close(self) -> None:
+        for process in (*self.terms, self.x):
+            process.terminate()
+            process.wait(10)
 
 
 if __name__ == "__main__":

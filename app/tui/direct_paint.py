@@ -21,7 +21,8 @@ every row to it: the caller refreshes the rows `paint_rows` hands back.
 
 A tab that prints line after line scrolls every row, and each frame then holds all of them:
 `scroll_and_paint` has the terminal scroll the view's rows itself and writes only the rows the
-scroll did not bring, as a tmux client does, where the view is as wide as the terminal.
+scroll did not bring, as a tmux client does, where the view is as wide as the terminal or the
+terminal can scroll the view's columns alone (`outer_margins`).
 """
 
 from __future__ import annotations
@@ -67,18 +68,25 @@ def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tup
     changed), as a tmux client does for a pane's line feed: a tab printing line after line
     scrolls every row, and writing each of them again cost the terminal ~4 KB a frame (17-33x
     the bytes of a tmux client, bench/outer_bytes.py), which a user over SSH pays for. Only
-    where the view is as wide as the terminal and nothing lies over it: DECSTBM scrolls whole
-    rows (only DECSLRM, which many terminals lack, would spare a panel beside the view). False
-    when it was not done: the caller paints every row."""
+    where nothing lies over the view, and where it is as wide as the terminal (DECSTBM scrolls
+    whole rows) or the terminal has left and right margins to spare the panel beside it
+    (`outer_margins`, which many terminals lack). False when it was not done: the caller
+    paints every row."""
     free = _free(view)
     region = view.region
-    if (free is None or free or region.x != 0 or region.width != view.app.size.width
-            or not 0 < scroll < height <= region.height or not _settled(view.screen)):
+    if free is None or free or not 0 < scroll < height <= region.height or not _settled(view.screen):
         return False
+    top, bottom = region.y + 1, region.y + height
     # (Margins, the scroll within them, the margins reset -- which homes the cursor: the paint
     # after places it. The rows the scroll brings in are written over at once.)
-    _write(view, f"\x1b[{region.y + 1};{region.y + height}r\x1b[{scroll}S\x1b[r", lines,
-           Region(0, 0, region.width, height))
+    if region.x == 0 and region.width == view.app.size.width:
+        head: str | None = f"\x1b[{top};{bottom}r\x1b[{scroll}S\x1b[r"
+    else:  # (beside the panel: the view's columns alone, where the terminal has left and right margins)
+        margins = getattr(view.app._driver, "margins", None)
+        head = margins.scroll(region.x + 1, region.right, top, bottom, scroll) if margins else None
+    if head is None:
+        return False
+    _write(view, head, lines, Region(0, 0, region.width, height))
     return True
 
 

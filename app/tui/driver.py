@@ -42,6 +42,8 @@ from .agent_panel import ModeInput
 from .messages import Detached, PrefixKey, PrefixPending
 from .outer_colors import QUERY as COLORS_QUERY
 from .outer_colors import OuterColors
+from .outer_margins import QUERY as MARGINS_QUERY
+from .outer_margins import OuterMargins
 from .raw_input import Splitter
 from .terminal_writer import TerminalWriter
 
@@ -76,6 +78,7 @@ class RawDriver(LinuxDriver):
         super().__init__(app, **kwargs)
         self.splitter = Splitter(app.prefix_bytes)
         self.colors = OuterColors(self.splitter, app.client)
+        self.margins = OuterMargins()  # read by `direct_paint` (the app's `outer_margins`)
         self._wake_w = -1  # the input thread's wake-up pipe: one per run (a suspend ends the thread)
         self._resume = False
         self._lost = threading.Event()  # the outer terminal is gone
@@ -101,6 +104,8 @@ class RawDriver(LinuxDriver):
         if not os.environ.get("TERM", "").startswith("linux"):  # (the Linux console prints an OSC it does not know)
             self.write(COLORS_QUERY)  # for the tabs' programs that ask (`outer_colors`)
             self.colors.asked()
+        if os.environ.get("TERM_PROGRAM") != "Apple_Terminal":  # (which prints a DECRQM's last byte, as Textual notes)
+            self.write(MARGINS_QUERY)  # can it scroll the view beside the panel (`outer_margins`)?
 
     def stop_application_mode(self) -> None:
         # (before Textual shows the cursor again: the user's own shape, not the tab program's)
@@ -191,8 +196,8 @@ class RawDriver(LinuxDriver):
                     self._trace.write(f"read {data!r} target={target} stopped={splitter.stopped} -> {actions!r}\n")
                 self.colors.tick()
                 for kind, chunk in actions:
-                    if kind == "ui" and not (chunk := self.colors.take(chunk)):
-                        continue  # (the terminal's colours, and nothing else)
+                    if kind == "ui" and not (chunk := self.margins.take(self.colors.take(chunk))):
+                        continue  # (the terminal's answers to the UI's questions, and nothing else)
                     if kind == "tab" and target == "panel":
                         for n, piece in enumerate(chunk.split(BACKTAB)):  # Shift+Tab cycles the mode
                             if n:
