@@ -72,3 +72,17 @@ def test_with_the_hosts_directory_deleted_every_directory_is_written_out(tmp_pat
     path = tmp_path / "tiki.toml"
     save_workspace(path, [entry("a", tmp_path)])
     assert f'cwd = "{tmp_path}"' in path.read_text()
+
+
+def test_a_file_with_windows_line_ends_keeps_them_for_the_tabs_added(tmp_path, monkeypatch):
+    """A workspace checked out on Windows (git's autocrlf) ends its lines with CRLF: a tab added
+    came with bare LFs, and the file had two kinds of line end."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "tiki.toml"
+    path.write_bytes(MINE.replace("\n", "\r\n").encode())
+    save_workspace(path, [entry("a", tmp_path), entry("b", tmp_path), entry("ai", tmp_path, ("claude",), "peer")])
+    data = path.read_bytes()
+    assert b'name = "ai"' in data
+    assert data.count(b"\n") == data.count(b"\r\n"), data
+    assert data.startswith(MINE.replace("\n", "\r\n").encode())
+    assert [e.name for e in load_workspace(path)] == ["a", "b", "ai"]

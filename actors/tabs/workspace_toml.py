@@ -6,7 +6,8 @@ A workspace is often a project's `tiki.toml`, written by hand and shared in git:
 (tomlkit keeps everything it does not touch, comments included): a closed tab's table goes, a
 renamed tab's `name` changes (the table found by its old name's program and directory), a field
 that no longer holds is set, and a new tab is added as briefly as a person would write it --
-`role` only where the command does not imply it. A file that is not TOML any more, or whose
+`role` only where the command does not imply it, with the file's line ends (CRLF in a file that
+has them). A file that is not TOML any more, or whose
 `tab` is not an array of tables, is written afresh (the caller keeps hand edits safe: a file
 changed on disk is never written over, see `WorkspaceFile`).
 """
@@ -75,7 +76,10 @@ def merged(text: str | None, entries: Sequence[Entry], defaults: Defaults) -> st
                 if len(tabs) and not tabs[-1].as_string().endswith("\n\n"):
                     tabs[-1].add(tomlkit.nl())  # (a blank line between tables, as people write them)
                 tabs.append(table)
-    return tomlkit.dumps(doc)
+    out = tomlkit.dumps(doc)
+    if text and "\r\n" in text:  # (a file checked out on Windows: what is added ends its lines alike)
+        out = out.replace("\r\n", "\n").replace("\n", "\r\n")
+    return out
 
 
 def _parse(text: str | None) -> Any:
