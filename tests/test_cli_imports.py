@@ -16,3 +16,13 @@ def test_the_cli_modules_import_nothing_heavy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", f"the CLI imported {out.stdout.strip()}"
+
+
+def test_the_ui_loads_no_markdown_until_a_dialog_shows_it():
+    """Every `tiki` start loads the UI; Textual's Markdown widget (markdown-it, ~35 ms of a
+    ~350 ms warm attach: bench/startup.py) is for the help, which most starts never open."""
+    code = ("import sys; import tikitaka.app.tui.main; "
+            "print(sorted(m for m in ('markdown_it', 'textual.widgets._markdown') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"the UI imported {out.stdout.strip()} at start"

@@ -244,6 +244,7 @@ def test_a_tab_printing_line_after_line_is_scrolled_in_the_terminal_not_written_
     outer = Outer(tiki_env, 100, 30)
     try:
         outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.settled("w0")  # (the UI's first paints are not the frames counted)
         outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
         outer.literal("w0", r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 \e[4%dm%s\e[0m\n' "
                             r"$((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; "
@@ -272,6 +273,10 @@ def test_a_rows_trailing_blanks_are_erased_not_written(outer, tiki_env, tmp_path
     cannot scroll them alone), and each was padded to the view's width with blanks: a row of
     "7" cost 80 bytes. The blanks after a row's text are erased (ECH) instead -- what shows
     must stay, cell for cell, what Textual draws there."""
+    # (Under load the UI's first paints were still coming, the whole screen twice: counted,
+    # they made ~29 thousand bytes of the ~10 the frames take.)
+    outer.wait("w0", "CHT: type into")
+    outer.settled("w0")
     received = tmp_path / "outer.bytes"
     outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
     outer.literal("w0", "for i in $(seq 1 40); do echo $i; sleep 0.05; done; echo short-$((2+2))")

@@ -36,7 +36,7 @@ def test_beside_the_panel_a_terminal_with_margins_scrolls_the_view_alone(tiki_en
     panel_at(tiki_env, "right")
     term = start(tiki_env, tmp_path, BASH)
     try:
-        before = panel(term.screen())
+        before = panel(term.settled())
         sent = term.received()
         assert tiki(tiki_env, "terminal-send", "sh", LINES).returncode == 0
         term.wait("scrolled-2")

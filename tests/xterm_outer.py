@@ -73,6 +73,16 @@ class XTerm:
             return text if text and shots[0].read_text(errors="replace") == text else None
         return wait_until(printed, 10, 0.05, what="xterm's print of its screen")
 
+    def settled(self, timeout: float = 10) -> str:
+        """The screen once two prints 0.2 s apart agree (the UI's first paints are done)."""
+        last = [self.screen()]
+
+        def same() -> str | None:
+            time.sleep(0.2)
+            before, last[0] = last[0], self.screen()
+            return last[0] if last[0] == before else None
+        return wait_until(same, timeout, 0.0, what="xterm's screen to settle")
+
     def wait(self, needle: str, timeout: float = 30) -> str:
         try:
             return wait_until(lambda: needle in (s := self.screen()) and s, timeout, 0.2,

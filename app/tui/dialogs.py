@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown, Static
+from textual.widgets import Button, Input, Label, Static
 
 from ...terminals.agent_state_kind import AI_CLIS
 from .text_field import TextField
@@ -262,6 +262,10 @@ class HelpScreen(ModalScreen[None]):
         self.prefix = prefix
 
     def compose(self) -> ComposeResult:
+        # (imported here: Markdown brings markdown-it, ~35 ms of every `tiki` start for a
+        # dialog most starts never open)
+        from textual.widgets import Markdown
+
         before, table, after = help_text(self.prefix)
         with VerticalScroll(classes="dialog help"):  # scrolls on a short terminal
             yield Markdown(before)
