@@ -36,6 +36,13 @@ from harness import (  # noqa: F401 - test modules import these from here too
 
 INHERITED = {k: v for k, v in os.environ.items() if k.startswith("TIKI_")}  # the user's, never used
 
+# The agent CLIs the screen tests were written against, pinned, where .ci/run installs them:
+# found before any other on the machine, whatever PATH pytest was started with (a newer Claude
+# Code asks for the folder's trust with "No" first and has no "? for shortcuts").
+NPM_BIN = Path(__file__).resolve().parent.parent / ".ci" / "npm" / "node_modules" / ".bin"
+if NPM_BIN.is_dir():
+    os.environ["PATH"] = f"{NPM_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile tikitaka's modules once, up front. The suite starts well over a thousand `tiki`
