@@ -128,6 +128,7 @@ def test_a_toast_over_a_zoomed_tab_goes_when_its_time_is_up(tiki_env, tmp_path):
         outer.keys("w0", "C-\\", ":")
         outer.wait("w0", "Search for commands")
         outer.literal("w0", "screenshot")
+        outer.wait("w0", "save the screen as SVG")  # (searched: Enter before that runs the first command)
         outer.keys("w0", "Enter")
         outer.wait("w0", "tikitaka-")  # the toast names the file
         wait_until(lambda: "tikitaka-" not in outer.screen("w0"), 15, 0.2, what="the toast gone after its 5 s")
@@ -137,6 +138,7 @@ def test_a_toast_over_a_zoomed_tab_goes_when_its_time_is_up(tiki_env, tmp_path):
         outer.keys("w0", "C-\\", ":")
         outer.wait("w0", "Search for commands")
         outer.literal("w0", "screenshot")
+        outer.wait("w0", "save the screen as SVG")  # (searched: Enter before that runs the first command)
         outer.keys("w0", "Enter")
         outer.wait("w0", "tikitaka-")
         outer.keys("w0", "C-\\", "f")

@@ -297,3 +297,47 @@ def test_a_rows_trailing_blanks_are_erased_not_written(outer, tiki_env, tmp_path
     wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
     wait_until(lambda: tab_cells(outer, "w0") == painted, 10, 0.2,
                what="Textual's drawing of the view to equal what was painted")
+
+
+def test_a_smaller_second_ui_paints_the_rows_in_sight_not_its_whole_view(tiki_env, tmp_path):
+    """A tab takes the size of the UI used last; a smaller UI watching it shows it panned (the
+    cursor in sight). That UI drew its whole view again for every frame -- 643 thousand bytes
+    for 200 lines streamed, 22x what the larger UI took: a laptop watching an agent over SSH
+    while a desktop was used last. Now it paints the rows in sight that changed (scrolled by
+    the terminal; 8,856 bytes in one run), and what shows must still be what Textual draws there."""
+    from tmux_outer import panel_at
+
+    panel_at(tiki_env, "hidden")
+    received = tmp_path / "small.bytes"
+    outer = Outer(tiki_env, 140, 45)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.window("small", 100, 30)
+        outer.tiki("small")
+        outer.wait("small", "? help")
+
+        def larger_used_last() -> bool:  # (the tab takes the size of the UI used last)
+            outer.keys("w0", "Enter")  # (again: the smaller one's start, its size told, may come after)
+            return any("140x44" in line and "used last" in line for line in tiki(tiki_env, "status").stdout.splitlines())
+        wait_until(larger_used_last, 10, 0.3, what="the larger UI to be the one the tab is sized to")
+        outer.settled("small")
+        outer.tmux("pipe-pane", "-O", "-t", "small", f"cat > '{received}'")
+        assert tiki(tiki_env, "terminal-send", "sh", r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 "
+                    r"\e[4%dm%s\e[0m\n' $((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; "
+                    "echo scrolled-$((1+1))").returncode == 0
+        outer.wait("small", "scrolled-2")
+        time.sleep(0.3)
+        outer.tmux("pipe-pane", "-t", "small")
+        written = received.stat().st_size
+        # Drawn whole each line: 60 frames of the 29 rows in sight, ~100 bytes each (~170 KB).
+        assert written < 60 * 29 * 100 / 4, written
+        painted = outer.cells("small", 100)[1:]
+        assert any("line 60" in "".join(char for char, _ in row) for row in painted)
+        outer.keys("small", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
+        outer.wait("small", "Every key goes to")
+        outer.keys("small", "Escape")
+        wait_until(lambda: "Every key goes to" not in outer.screen("small"), 10, 0.1, what="the help to close")
+        wait_until(lambda: outer.cells("small", 100)[1:] == painted, 10, 0.2,
+                   what="Textual's drawing of the view to equal what was scrolled and painted")
+    finally:
+        outer.close()
