@@ -10,14 +10,17 @@ pipe-pane -O` copies every byte each window's program writes to its terminal, be
 it; the bytes are counted from the command's start until both have printed the last line.
 
     python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45] [--panel hidden]
-                                [--outer xterm]
+                                [--outer xterm] [--smaller 100x30]
 
 (`--panel`: where the agent panel docks -- right, bottom or hidden, as `ui.toml` remembers it;
 by default right at 120 columns and more, below that at the bottom. Where the view is as wide
 as the terminal, the terminal scrolls it; beside a panel on the right only a terminal with left
 and right margins can, which tmux is not.) `--outer xterm`: the two are real xterms of that
 size on a virtual X display (Xvfb) instead of two windows of an outer tmux, and the bytes are
-what each xterm logs it received (`-l`): xterm has the margins.
+what each xterm logs it received (`-l`): xterm has the margins. `--smaller COLSxROWS`: the
+bytes of a second, smaller UI (and tmux client) watching the same tab, while the larger one is
+the one used last, so the tab keeps its size and the smaller shows it panned (tmux's
+`window-size latest`; outer tmux only).
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=45)
     parser.add_argument("--panel", choices=("right", "bottom", "hidden"), help="where the agent panel docks")
     parser.add_argument("--outer", choices=("tmux", "xterm"), default="tmux", help="the outer terminal")
+    parser.add_argument("--smaller", metavar="COLSxROWS", help="count a second, smaller UI's bytes (outer tmux)")
     args = parser.parse_args()
+    if args.smaller and args.outer != "tmux":
+        parser.error("--smaller needs --outer tmux")
     work = Path(tempfile.mkdtemp(prefix="tkob-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TIKI_", "TMUX"))}
     env.update(TIKI_SOCKET=str(work / "s"), TIKI_CONFIG_DIR=str(work / "c"), TIKI_STATE_DIR=str(work / "st"),
@@ -59,6 +65,9 @@ def main() -> None:
     try:
         wait_for(lambda: "? help" in outer.screen("tiki"), 30)
         wait_for(lambda: "bash" in outer.screen("tmux") or "$" in outer.screen("tmux"), 10)
+        if args.smaller:
+            assert isinstance(outer, TmuxWindows)
+            windows = outer.smaller(args.smaller, windows)  # (counted from now on: the smaller two)
         time.sleep(1.0)  # (both idle)
         outer.count()
         text = "x" * 60
@@ -73,9 +82,12 @@ def main() -> None:
         where = f", the panel {args.panel}" if args.panel else ""
         print(f"{args.lines} lines of 80 characters, {args.rate:g} a second, in a {args.cols}x{args.rows} outer "
               f"{args.outer}{where}")
-        print(f"  tiki UI      {sizes['tiki']:>9,} bytes  ({sizes['tiki'] / printed:.1f} per byte printed)")
-        print(f"  tmux client  {sizes['tmux']:>9,} bytes  ({sizes['tmux'] / printed:.1f} per byte printed)")
-        print(f"  tiki / tmux: {sizes['tiki'] / max(1, sizes['tmux']):.1f}x the bytes (no target)")
+        if args.smaller:
+            print(f"  the second, smaller ({args.smaller}) UI and tmux client, the larger used last:")
+        tiki_bytes, tmux_bytes = (next(v for k, v in sizes.items() if k.startswith(side)) for side in ("tiki", "tmux"))
+        print(f"  tiki UI      {tiki_bytes:>9,} bytes  ({tiki_bytes / printed:.1f} per byte printed)")
+        print(f"  tmux client  {tmux_bytes:>9,} bytes  ({tmux_bytes / printed:.1f} per byte printed)")
+        print(f"  tiki / tmux: {tiki_bytes / max(1, tmux_bytes):.1f}x the bytes (no target)")
     finally:
         subprocess.run([TIKI, "shutdown"], env=env, capture_output=True)
         inner.close()
@@ -103,6 +115,25 @@ class TmuxWindows:
 
     def screen(self, window: str) -> str:
         return self.tmux.run("capture-pane", "-p", "-t", window)
+
+    def smaller(self, size: str, windows: dict[str, str]) -> dict[str, str]:
+        """Each of `windows` again in a window of `size`; then the first ones are used last
+        (a key in each: the tab and the inner window take their size). The new windows."""
+        cols, rows = size.lower().split("x")
+        smaller = {f"{window}-small": command for window, command in windows.items()}
+        for window, command in smaller.items():
+            self.tmux.run("new-window", "-d", "-n", window, "bash --norc --noprofile")
+            self.tmux.run("set-option", "-w", "-t", window, "window-size", "manual")
+            self.tmux.run("resize-window", "-t", window, "-x", cols, "-y", rows)
+            time.sleep(0.5)  # (the shell up)
+            self.tmux.run("send-keys", "-t", window, command, "Enter")
+        wait_for(lambda: "? help" in self.screen("tiki-small"), 30)
+        wait_for(lambda: "$" in self.screen("tmux-small") or "bash" in self.screen("tmux-small"), 10)
+        time.sleep(1.0)
+        for window in windows:
+            self.tmux.run("send-keys", "-t", window, "Enter")
+        self.files = {window: Path(tempfile.mkdtemp(prefix="tkobp-")) / "bytes" for window in smaller}
+        return smaller
 
     def count(self) -> None:
         for window, path in self.files.items():
