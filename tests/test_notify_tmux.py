@@ -136,3 +136,30 @@ def test_a_waiting_tab_off_the_bar_is_marked_and_a_click_on_the_mark_shows_it(ti
         wait_until(lambda: "Claude" in outer.screen("w0").splitlines()[0], 10, 0.1, what="Claude's tab on the bar")
     finally:
         outer.close()
+
+
+def test_the_tab_bar_is_drawn_again_only_when_it_changes_and_only_its_row(tiki_env, tmp_path):
+    """The host sends the tab list at every state event of any tab; most say what the bar
+    already says (a background job printing now and then stays `working`). Each was drawn
+    again, and with a layout pass Textual also drew the agent log's scrollbar down the whole
+    screen: 1,821 bytes to the terminal each time (bench/outer_bytes-like count, tmux
+    pipe-pane), for nothing a user could see."""
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + BASH.replace('"sh"', '"bg"'))
+        outer.wait("w0", "CHT: type into")
+        assert tiki(tiki_env, "terminal-send", "bg", "sleep 1; for i in 1 2 3 4 5 6; do sleep 1; echo; done; sleep 30"
+                    ).returncode == 0
+        outer.wait("w0", "bg working")
+        outer.settled("w0")
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        time.sleep(7)  # (six lines printed behind, a state event each)
+        outer.tmux("pipe-pane", "-t", "w0")
+        assert "bg working" in outer.screen("w0")
+        written = received.stat().st_size if received.exists() else 0
+        assert written < 1500, written  # (six repaints of the bar and the scrollbar were ~11 KB)
+        tiki(tiki_env, "terminal-key", "bg", "ctrl+c")
+        outer.wait("w0", "bg ✓ done")  # a change is still drawn
+    finally:
+        outer.close()

@@ -45,6 +45,7 @@ class TabBar(Static):
         self.spans: list[tuple[int, int, int]] = []  # (first column, end column, tab id) as drawn
         self.marks: list[tuple[int, int, int]] = []  # the same for the marks of hidden tabs: the tab a click shows
         self.badges: dict[int, str] = {}  # tab id -> a key of notify.BADGES
+        self._drawn: Text | None = None
 
     def set_tabs(self, tabs: list[Any], active_id: int | None) -> None:
         self.tabs, self.active_id = list(tabs), active_id
@@ -78,7 +79,12 @@ class TabBar(Static):
             text.append(" ")
             self._mark(text, f"{len(pieces) - last}▸", list(range(last, len(pieces))))
         text.append_text(tail)
-        self.update(text)
+        # (The host's tab list comes again at every state event, most saying what the bar says.
+        # Redrawn, the bar is one row; with a layout pass, which its fixed size never needs,
+        # Textual also drew the agent log's scrollbar down the screen: 1.8 KB to the terminal.)
+        if text != self._drawn:
+            self._drawn = text
+            self.update(text, layout=False)
 
     def _mark(self, text: Text, count: str, hidden: list[int], after: str = "") -> None:
         """The mark for the tabs at `hidden` (nearest first): their count and the most urgent
