@@ -37,6 +37,35 @@ def dialog_box(screen: str) -> list[str]:
     return [line[line.index("█"):line.rindex("█") + 1] for line in screen.splitlines() if "█" in line]
 
 
+# Lines as an AI CLI prints them, one every 50 ms: colours, an underline, wide characters.
+STREAM = (r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 \e[4%dm%s\e[0m\n' "
+          r"$((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; echo scrolled-$((1+1))")
+
+
+def bytes_of_stream(outer: Outer, window: str, received, start) -> int:
+    """The bytes `window`'s program writes to its terminal while `start()` has STREAM run in
+    the tab it shows, until its last line is there."""
+    outer.tmux("pipe-pane", "-O", "-t", window, f"cat > '{received}'")
+    start()
+    outer.wait(window, "scrolled-2")
+    time.sleep(0.3)
+    outer.tmux("pipe-pane", "-t", window)
+    return received.stat().st_size
+
+
+def drawn_as_textual_draws_it(outer: Outer, window: str, cols: int) -> None:
+    """The view painted at once (STREAM's end in it) is, cell for cell, what Textual draws
+    there: the help covers the view, and closing it has Textual draw it all again."""
+    painted = outer.cells(window, cols)[1:]
+    assert any("line 60" in "".join(char for char, _ in row) for row in painted)
+    outer.keys(window, "C-\\", "?")
+    outer.wait(window, "Every key goes to")
+    outer.keys(window, "Escape")
+    wait_until(lambda: "Every key goes to" not in outer.screen(window), 10, 0.1, what="the help to close")
+    wait_until(lambda: outer.cells(window, cols)[1:] == painted, 10, 0.2,
+               what="Textual's drawing of the view to equal what was scrolled and painted")
+
+
 @pytest.fixture
 def outer(tiki_env, tmp_path) -> Iterator[Outer]:
     """The real UI at 120x36 in window w0, showing a bash tab (and a Claude stand-in behind)."""
@@ -245,25 +274,11 @@ def test_a_tab_printing_line_after_line_is_scrolled_in_the_terminal_not_written_
     try:
         outer.start_ui(tmp_path / "ws.toml", BASH)
         outer.settled("w0")  # (the UI's first paints are not the frames counted)
-        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
-        outer.literal("w0", r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 \e[4%dm%s\e[0m\n' "
-                            r"$((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; "
-                            "echo scrolled-$((1+1))")
-        outer.keys("w0", "Enter")
-        outer.wait("w0", "scrolled-2")
-        time.sleep(0.3)
-        outer.tmux("pipe-pane", "-t", "w0")
-        written = received.stat().st_size
+        written = bytes_of_stream(outer, "w0", received,
+                                  lambda: (outer.literal("w0", STREAM), outer.keys("w0", "Enter")))
         # Written again each line: 60 frames of the 29 rows, ~100 bytes each (~170 KB).
         assert written < 60 * 29 * 100 / 4, written
-        painted = outer.cells("w0", 100)[1:]
-        assert any("line 60" in "".join(char for char, _ in row) for row in painted)
-        outer.keys("w0", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
-        outer.wait("w0", "Every key goes to")
-        outer.keys("w0", "Escape")
-        wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
-        wait_until(lambda: outer.cells("w0", 100)[1:] == painted, 10, 0.2,
-                   what="Textual's drawing of the view to equal what was scrolled and painted")
+        drawn_as_textual_draws_it(outer, "w0", 100)
     finally:
         outer.close()
 
@@ -321,23 +336,9 @@ def test_a_smaller_second_ui_paints_the_rows_in_sight_not_its_whole_view(tiki_en
             return any("140x44" in line and "used last" in line for line in tiki(tiki_env, "status").stdout.splitlines())
         wait_until(larger_used_last, 10, 0.3, what="the larger UI to be the one the tab is sized to")
         outer.settled("small")
-        outer.tmux("pipe-pane", "-O", "-t", "small", f"cat > '{received}'")
-        assert tiki(tiki_env, "terminal-send", "sh", r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 "
-                    r"\e[4%dm%s\e[0m\n' $((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; "
-                    "echo scrolled-$((1+1))").returncode == 0
-        outer.wait("small", "scrolled-2")
-        time.sleep(0.3)
-        outer.tmux("pipe-pane", "-t", "small")
-        written = received.stat().st_size
+        written = bytes_of_stream(outer, "small", received, lambda: tiki(tiki_env, "terminal-send", "sh", STREAM))
         # Drawn whole each line: 60 frames of the 29 rows in sight, ~100 bytes each (~170 KB).
         assert written < 60 * 29 * 100 / 4, written
-        painted = outer.cells("small", 100)[1:]
-        assert any("line 60" in "".join(char for char, _ in row) for row in painted)
-        outer.keys("small", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
-        outer.wait("small", "Every key goes to")
-        outer.keys("small", "Escape")
-        wait_until(lambda: "Every key goes to" not in outer.screen("small"), 10, 0.1, what="the help to close")
-        wait_until(lambda: outer.cells("small", 100)[1:] == painted, 10, 0.2,
-                   what="Textual's drawing of the view to equal what was scrolled and painted")
+        drawn_as_textual_draws_it(outer, "small", 100)
     finally:
         outer.close()

@@ -9,12 +9,9 @@ import time
 from pathlib import Path
 
 from conftest import TIKI, wait_until
+from test_direct_paint_tmux import STREAM
 from tmux_outer import BASH, logger_tab, panel_at, received, tiki
 from xterm_outer import XTerm, pytestmark  # noqa: F401 - (pytestmark: its marks)
-
-# Lines as an AI CLI prints them: colours, an underline, wide characters; one every 50 ms.
-LINES = (r"for i in $(seq 1 60); do printf '\e[3%dm line %d \e[0m 한국어 \e[4%dm%s\e[0m\n' "
-         r"$((i % 8)) $i $((i % 8)) $(printf '%*s' $i | tr ' ' x); sleep 0.05; done; echo scrolled-$((1+1))")
 
 
 def start(env: dict[str, str], folder: Path, text: str) -> XTerm:
@@ -38,7 +35,7 @@ def test_beside_the_panel_a_terminal_with_margins_scrolls_the_view_alone(tiki_en
     try:
         before = panel(term.settled())
         sent = term.received()
-        assert tiki(tiki_env, "terminal-send", "sh", LINES).returncode == 0
+        assert tiki(tiki_env, "terminal-send", "sh", STREAM).returncode == 0
         term.wait("scrolled-2")
         time.sleep(0.3)
         written = term.received() - sent
