@@ -132,6 +132,8 @@ class TmuxWindows:
         time.sleep(1.0)
         for window in windows:
             self.tmux.run("send-keys", "-t", window, "Enter")
+        for path in self.files.values():
+            shutil.rmtree(path.parent, ignore_errors=True)
         self.files = {window: Path(tempfile.mkdtemp(prefix="tkobp-")) / "bytes" for window in smaller}
         return smaller
 
