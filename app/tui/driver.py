@@ -104,8 +104,10 @@ class RawDriver(LinuxDriver):
         if not os.environ.get("TERM", "").startswith("linux"):  # (the Linux console prints an OSC it does not know)
             self.write(COLORS_QUERY)  # for the tabs' programs that ask (`outer_colors`)
             self.colors.asked()
-        if os.environ.get("TERM_PROGRAM") != "Apple_Terminal":  # (which prints a DECRQM's last byte, as Textual notes)
-            self.write(MARGINS_QUERY)  # can it scroll the view beside the panel (`outer_margins`)?
+            # Can it scroll the view beside the panel (`outer_margins`)? Not asked of Apple's
+            # Terminal (nor of the Linux console), which prints a DECRQM's last byte, as Textual notes.
+            if os.environ.get("TERM_PROGRAM") != "Apple_Terminal":
+                self.write(MARGINS_QUERY)
 
     def stop_application_mode(self) -> None:
         # (before Textual shows the cursor again: the user's own shape, not the tab program's)
