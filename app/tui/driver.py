@@ -105,7 +105,8 @@ class RawDriver(LinuxDriver):
             self.write(COLORS_QUERY)  # for the tabs' programs that ask (`outer_colors`)
             self.colors.asked()
             # Can it scroll the view beside the panel (`outer_margins`)? Not asked of Apple's
-            # Terminal (nor of the Linux console), which prints a DECRQM's last byte, as Textual notes.
+            # Terminal, which prints a DECRQM's last byte, as Textual notes, nor of the Linux
+            # console: neither has the margins.
             if os.environ.get("TERM_PROGRAM") != "Apple_Terminal":
                 self.write(MARGINS_QUERY)
 
