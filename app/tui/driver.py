@@ -78,7 +78,7 @@ class RawDriver(LinuxDriver):
         super().__init__(app, **kwargs)
         self.splitter = Splitter(app.prefix_bytes)
         self.colors = OuterColors(self.splitter, app.client)
-        self.margins = OuterMargins()  # read by `direct_paint` (the app's `outer_margins`)
+        self.margins = OuterMargins()  # what the terminal said of its margins: `direct_paint` reads it
         self._wake_w = -1  # the input thread's wake-up pipe: one per run (a suspend ends the thread)
         self._resume = False
         self._lost = threading.Event()  # the outer terminal is gone
