@@ -342,3 +342,48 @@ def test_a_smaller_second_ui_paints_the_rows_in_sight_not_its_whole_view(tiki_en
         drawn_as_textual_draws_it(outer, "small", 100)
     finally:
         outer.close()
+
+
+def test_a_pager_moving_a_line_is_scrolled_in_the_terminal_both_ways(tiki_env, tmp_path):
+    """`less` moving a line down (j) or up (k) redraws its rows on the alternate screen, where no
+    history grows: the view wrote every row again for each key (~100 bytes a row), where a tmux
+    client sends a scroll and the new line. The rows tell the move; the terminal scrolls the
+    view, and what shows must still be what Textual draws there."""
+    from tmux_outer import panel_at
+
+    panel_at(tiki_env, "hidden")
+    text = tmp_path / "text.txt"
+    text.write_text("".join(f"line {i:03d} " + "한국어 " * (i % 4) + "x" * (i % 50) + "\n" for i in range(1, 400)))
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env, 100, 30)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.literal("w0", f"less -S {text}")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", "line 028")
+        outer.settled("w0")
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        for _ in range(12):
+            outer.keys("w0", "j")
+            time.sleep(0.1)
+        outer.wait("w0", "line 040")
+        for _ in range(4):
+            outer.keys("w0", "k")
+            time.sleep(0.1)
+        wait_until(lambda: "line 009" in outer.screen("w0") and "line 008" not in outer.screen("w0"), 10, 0.1,
+                   what="less four lines back up")
+        time.sleep(0.3)
+        outer.tmux("pipe-pane", "-t", "w0")
+        written = received.stat().st_size
+        # Written again each key: 16 frames of the 29 rows, ~60 bytes each (~28 KB).
+        assert written < 16 * 29 * 60 / 3, written
+        painted = outer.cells("w0", 100)[1:]
+        outer.keys("w0", "C-\\", "?")
+        outer.wait("w0", "Every key goes to")
+        outer.keys("w0", "Escape")
+        wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
+        wait_until(lambda: outer.cells("w0", 100)[1:] == painted, 10, 0.2,
+                   what="Textual's drawing of the view to equal what was scrolled and painted")
+        outer.keys("w0", "q")
+    finally:
+        outer.close()

@@ -63,7 +63,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
 
 
 def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tuple[int, list[Segment]]]) -> bool:
-    """Scroll the view's top `height` rows up `scroll` rows in the terminal itself, then write
+    """Scroll the view's top `height` rows up `scroll` rows (down, if negative) in the terminal itself, then write
     `lines` (the rows the scroll did not bring: the new ones at the bottom, and any other that
     changed), as a tmux client does for a pane's line feed: a tab printing line after line
     scrolls every row, and writing each of them again cost the terminal ~4 KB a frame (17-33x
@@ -74,13 +74,13 @@ def scroll_and_paint(view: Widget, scroll: int, height: int, lines: Sequence[tup
     paints every row."""
     free = _free(view)
     region = view.region
-    if free is None or free or not 0 < scroll < height <= region.height or not _settled(view.screen):
+    if free is None or free or not 0 < abs(scroll) < height <= region.height or not _settled(view.screen):
         return False
     top, bottom = region.y + 1, region.y + height
-    # (Margins, the scroll within them, the margins reset -- which homes the cursor: the paint
-    # after places it. The rows the scroll brings in are written over at once.)
+    # (Margins, the scroll within them -- SU up, SD down -- the margins reset, which homes the
+    # cursor: the paint after places it. The rows the scroll brings in are written over at once.)
     if region.x == 0 and region.width == view.app.size.width:
-        head: str | None = f"\x1b[{top};{bottom}r\x1b[{scroll}S\x1b[r"
+        head: str | None = f"\x1b[{top};{bottom}r\x1b[{abs(scroll)}{'S' if scroll > 0 else 'T'}\x1b[r"
     else:  # (beside the panel: the view's columns alone, where the terminal has left and right margins)
         margins = getattr(view.app._driver, "margins", None)
         head = margins.scroll(region.x + 1, region.right, top, bottom, scroll) if margins else None

@@ -7,8 +7,9 @@ The rows are the view's: the tab's row `top` and column `left` sit at its corner
 larger than the view (another UI, larger, was used last) is shown panned, the cursor in sight,
 and was drawn again whole for every frame -- a smaller UI watching an agent stream wrote every
 row it shows each time. Where the pan stays, or only moves down (the cursor went lower: the
-rows move up, as in a scroll), it is painted as an unpanned view is; a pan sideways, a pan
-not yet drawn, or one up draws the view whole. `_pan_shown` is the pan the terminal shows the
+rows move up, as in a scroll) or up, it is painted as an unpanned view is; a pan sideways or
+one not yet drawn draws the view whole. Rows that moved without the history growing (a pager,
+an editor) are told by the rows themselves (`_moved_by`) and scrolled too. `_pan_shown` is the pan the terminal shows the
 view at: set where Textual draws the live rows (`_render_line`) and after a painted scroll.
 """
 
@@ -23,6 +24,8 @@ from textual.widget import Widget
 
 from .direct_paint import paint_rows, scroll_and_paint
 from .row_segments import row_segments
+
+MOVES = (1, -1, 2, -2, 3, -3, 4, -4, 5, -5)  # rows a pager or editor moves at a time, tried in this order
 
 
 class LivePaintMixin:
@@ -74,20 +77,42 @@ class LivePaintMixin:
         top, left = pan
         width, height = self.size
         shown = min(len(self.rows) - top, height)  # the view's rows that show the tab's
-        shift = grown + top - shown_top
-        if not 0 < shift < shown or (self.alt_screen and grown) or self._repaint_required:
-            return False  # (a repaint on its way: the terminal may not hold `before` yet)
-        if shift == grown and len(dirty) <= 2:
-            return False  # (a line or two, the pan where it was: painted as they are)
         shown_before = min(len(before) - shown_top, height)
-        moved = [before[shown_top + row + shift] if row + shift < shown_before else None for row in range(shown)]
+        if (self.alt_screen and grown) or self._repaint_required:
+            return False  # (a repaint on its way: the terminal may not hold `before` yet)
+        pan_moved = top != shown_top
+        if not pan_moved and len(dirty) <= 2:
+            return False  # (a line or two, the pan where it was: painted as they are)
+        shift = grown + top - shown_top
+        if not shift:  # (no history grew: a pager or an editor may have scrolled its rows)
+            shift = self._moved_by(before, top, shown_top, min(shown, shown_before))
+        if not 0 < abs(shift) < shown:
+            return False
+        moved = [before[shown_top + row + shift] if 0 <= row + shift < shown_before else None
+                 for row in range(shown)]
         cursor = self.cursor[0] - top
         todo = sorted({row for row in range(shown) if self.rows[top + row] != moved[row]}
                       | ({cursor} if 0 <= cursor < shown else set()))
-        if shift == grown and len(todo) * 2 > len(dirty):
+        if not pan_moved and len(todo) * 2 > len(dirty):
             return False  # (not worth it: most rows are new anyway)
         lines = self._live_lines(todo, width, top, left)
         return lines is not None and scroll_and_paint(cast(Widget, self), shift, shown, lines)
+
+    def _moved_by(self, before: list[list], top: int, shown_top: int, shown: int) -> int:
+        """How many rows the view's rows moved up (down: negative) since `before`, told by the
+        rows that changed where they are and hold what a row that many away held (blank ones
+        tell nothing): `less`
+        moving a line, an editor scrolling, on either screen, print no history. 0: none found
+        (a guess that is wrong costs rows painted, never a wrong screen: every row the scroll
+        did not bring right is painted after it)."""
+        rows = self.rows
+        changed = [row for row in range(shown) if rows[top + row] and rows[top + row] != before[shown_top + row]]
+        best, most = 0, 2  # (a move of the view needs more than two rows to tell it)
+        for by in MOVES:
+            alike = sum(1 for row in changed if 0 <= row + by < shown and rows[top + row] == before[shown_top + row + by])
+            if alike > most:
+                best, most = by, alike
+        return best
 
     def _live_lines(self, rows: Any, width: int, top: int = 0, left: int = 0) -> list[tuple[int, list[Segment]]] | None:
         """The live screen's rows shown in the view's `rows` (the tab's row `top` and column

@@ -37,12 +37,13 @@ class OuterMargins:
 
     def scroll(self, left: int, right: int, top: int, bottom: int, lines: int) -> str | None:
         """What scrolls the rectangle of columns `left`..`right` and rows `top`..`bottom` (from
-        1, inclusive) up `lines` rows, leaving the margins as they were (none: the cursor then
-        is at the home position, the paint after places it); None where the terminal cannot."""
+        1, inclusive) up `lines` rows (down, if negative), leaving the margins as they were (none:
+        the cursor then is at the home position, the paint after places it); None where the
+        terminal cannot."""
         if not self.available:
             return None
         # (While DECLRMM is set, CSI s is DECSLRM -- without parameters, the whole width --
         # not SCOSC; it is set only around the scroll unless the terminal had it set.)
         was_set = self.state == b"1"
         return ("" if was_set else "\x1b[?69h") + (
-            f"\x1b[{left};{right}s\x1b[{top};{bottom}r\x1b[{lines}S\x1b[s\x1b[r") + ("" if was_set else "\x1b[?69l")
+            f"\x1b[{left};{right}s\x1b[{top};{bottom}r\x1b[{abs(lines)}{'S' if lines > 0 else 'T'}\x1b[s\x1b[r") + ("" if was_set else "\x1b[?69l")
