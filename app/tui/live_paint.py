@@ -71,9 +71,10 @@ class LivePaintMixin:
 
     def _scrolled(self, before: list[list], grown: int, dirty: Any, pan: tuple[int, int], shown_top: int) -> bool:
         """Painted as a scroll: the history grew by `grown` lines and the rows moved up with
-        them -- and, panned, the pan moved down from `shown_top` -- so the terminal scrolls the
-        view's rows itself and only the rows the scroll does not bring are written
-        (`direct_paint.scroll_and_paint`). False: paint `dirty` (rows of the view) as ever."""
+        them -- and, panned, the pan moved from `shown_top` -- or, with neither, the rows tell a
+        move (`_moved_by`); the terminal scrolls the view's rows itself and only the rows the
+        scroll does not bring are written (`direct_paint.scroll_and_paint`). False: paint
+        `dirty` (rows of the view) as ever."""
         top, left = pan
         width, height = self.size
         shown = min(len(self.rows) - top, height)  # the view's rows that show the tab's
@@ -101,10 +102,9 @@ class LivePaintMixin:
     def _moved_by(self, before: list[list], top: int, shown_top: int, shown: int) -> int:
         """How many rows the view's rows moved up (down: negative) since `before`, told by the
         rows that changed where they are and hold what a row that many away held (blank ones
-        tell nothing): `less`
-        moving a line, an editor scrolling, on either screen, print no history. 0: none found
-        (a guess that is wrong costs rows painted, never a wrong screen: every row the scroll
-        did not bring right is painted after it)."""
+        tell nothing): `less` moving a line and an editor scrolling print no history. 0: none
+        found (a guess that is wrong costs rows painted, never a wrong screen: every row the
+        scroll did not bring right is painted after it)."""
         rows = self.rows
         changed = [row for row in range(shown) if rows[top + row] and rows[top + row] != before[shown_top + row]]
         best, most = 0, 2  # (a move of the view needs more than two rows to tell it)
