@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from conftest import wait_until
@@ -53,17 +53,19 @@ def bytes_of_stream(outer: Outer, window: str, received, start) -> int:
     return received.stat().st_size
 
 
-def drawn_as_textual_draws_it(outer: Outer, window: str, cols: int) -> None:
-    """The view painted at once (STREAM's end in it) is, cell for cell, what Textual draws
-    there: the help covers the view, and closing it has Textual draw it all again."""
-    painted = outer.cells(window, cols)[1:]
-    assert any("line 60" in "".join(char for char, _ in row) for row in painted)
+def shows(cells: list[list[tuple[str, str]]], text: str) -> bool:
+    return any(text in "".join(char for char, _ in row) for row in cells)
+
+
+def drawn_as_textual_draws_it(outer: Outer, window: str, cells: Callable[[], list]) -> None:
+    """What `cells()` reads of the view, painted at once, is what Textual draws there: the
+    help covers the view, and closing it has Textual draw it all again."""
+    painted = cells()
     outer.keys(window, "C-\\", "?")
     outer.wait(window, "Every key goes to")
     outer.keys(window, "Escape")
     wait_until(lambda: "Every key goes to" not in outer.screen(window), 10, 0.1, what="the help to close")
-    wait_until(lambda: outer.cells(window, cols)[1:] == painted, 10, 0.2,
-               what="Textual's drawing of the view to equal what was scrolled and painted")
+    wait_until(lambda: cells() == painted, 10, 0.2, what="Textual's drawing of the view to equal what was painted")
 
 
 @pytest.fixture
@@ -81,14 +83,8 @@ def test_rows_painted_at_once_are_the_cells_textual_draws(outer):
     outer.literal("w0", STYLES)
     outer.keys("w0", "Enter")
     outer.wait("w0", "styled-2")
-    painted = tab_cells(outer, "w0")  # the frames' rows, painted as they came
-    assert any("row 24" in "".join(char for char, _ in row) for row in painted)
-    outer.keys("w0", "C-\\", "?")  # the help covers the view; closing it has Textual draw it all
-    outer.wait("w0", "Every key goes to")
-    outer.keys("w0", "Escape")
-    wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
-    wait_until(lambda: tab_cells(outer, "w0") == painted, 10, 0.2,
-               what="Textual's drawing of the view to equal what was painted")
+    assert shows(tab_cells(outer, "w0"), "row 24")  # the frames' rows, painted as they came
+    drawn_as_textual_draws_it(outer, "w0", lambda: tab_cells(outer, "w0"))
 
 
 def test_a_dialog_over_the_view_stays_whole_while_the_tab_prints_under_it(outer, tiki_env):
@@ -278,7 +274,8 @@ def test_a_tab_printing_line_after_line_is_scrolled_in_the_terminal_not_written_
                                   lambda: (outer.literal("w0", STREAM), outer.keys("w0", "Enter")))
         # Written again each line: 60 frames of the 29 rows, ~100 bytes each (~170 KB).
         assert written < 60 * 29 * 100 / 4, written
-        drawn_as_textual_draws_it(outer, "w0", 100)
+        assert shows(outer.cells("w0", 100), "line 60")
+        drawn_as_textual_draws_it(outer, "w0", lambda: outer.cells("w0", 100)[1:])
     finally:
         outer.close()
 
@@ -305,13 +302,7 @@ def test_a_rows_trailing_blanks_are_erased_not_written(outer, tiki_env, tmp_path
     # bytes in all, where the erased blanks take 15-17 thousand (how many frames the 40 lines
     # make varies with the machine's load).
     assert written < 20 * 35 * width * 0.55, (written, width)
-    painted = tab_cells(outer, "w0")
-    outer.keys("w0", "C-\\", "?")
-    outer.wait("w0", "Every key goes to")
-    outer.keys("w0", "Escape")
-    wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
-    wait_until(lambda: tab_cells(outer, "w0") == painted, 10, 0.2,
-               what="Textual's drawing of the view to equal what was painted")
+    drawn_as_textual_draws_it(outer, "w0", lambda: tab_cells(outer, "w0"))
 
 
 def test_a_smaller_second_ui_paints_the_rows_in_sight_not_its_whole_view(tiki_env, tmp_path):
@@ -339,7 +330,8 @@ def test_a_smaller_second_ui_paints_the_rows_in_sight_not_its_whole_view(tiki_en
         written = bytes_of_stream(outer, "small", received, lambda: tiki(tiki_env, "terminal-send", "sh", STREAM))
         # Drawn whole each line: 60 frames of the 29 rows in sight, ~100 bytes each (~170 KB).
         assert written < 60 * 29 * 100 / 4, written
-        drawn_as_textual_draws_it(outer, "small", 100)
+        assert shows(outer.cells("small", 100), "line 60")
+        drawn_as_textual_draws_it(outer, "small", lambda: outer.cells("small", 100)[1:])
     finally:
         outer.close()
 
@@ -377,13 +369,7 @@ def test_a_pager_moving_a_line_is_scrolled_in_the_terminal_both_ways(tiki_env, t
         written = received.stat().st_size
         # Written again each key: 16 frames of the 29 rows, ~60 bytes each (~28 KB).
         assert written < 16 * 29 * 60 / 3, written
-        painted = outer.cells("w0", 100)[1:]
-        outer.keys("w0", "C-\\", "?")
-        outer.wait("w0", "Every key goes to")
-        outer.keys("w0", "Escape")
-        wait_until(lambda: "Every key goes to" not in outer.screen("w0"), 10, 0.1, what="the help to close")
-        wait_until(lambda: outer.cells("w0", 100)[1:] == painted, 10, 0.2,
-                   what="Textual's drawing of the view to equal what was scrolled and painted")
+        drawn_as_textual_draws_it(outer, "w0", lambda: outer.cells("w0", 100)[1:])
         outer.keys("w0", "q")
     finally:
         outer.close()
