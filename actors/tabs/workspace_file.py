@@ -2,7 +2,7 @@
 
     [[tab]]
     name = "Claude"
-    command = ["claude"]
+    command = ["claude"]     # or as typed in a shell: "claude --resume"
     cwd = "~/src/project"
     role = "peer"          # or "shell"; default: peer for known AI CLIs, else shell
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from typing import Any
 from ...protocol import toml_file
 from ...terminals.agent_state_kind import runs_ai_cli
 from ..errors import TikiError
-from .workspace_toml import Defaults, merged
+from .workspace_toml import Defaults, command_argv, merged
 
 # A host at its descriptor limit: a save waits this long, in short steps, for descriptors that
 # are being given back (a tab just closed frees its PTY's a moment after the save starts).
@@ -77,9 +78,17 @@ def load_workspace(path: Path) -> list[TabEntry]:
             raise WorkspaceFileError(f"{where}: needs a string 'name'")
         command = raw.get("command") or default_shell()
         if isinstance(command, str):
-            command = [command]
-        if not isinstance(command, list) or not all(isinstance(part, str) for part in command):
-            raise WorkspaceFileError(f"{where}: 'command' must be a list of strings (argv)")
+            try:
+                command = command_argv(command)
+            except ValueError as exc:  # shlex: "No closing quotation"
+                words = json.dumps(command.split()[:2])[:-1]
+                raise WorkspaceFileError(
+                    f"{where}: 'command' {command!r}: {str(exc).lower()}; close the quote, or write "
+                    f"the words as a list: command = {words}, ...]") from None
+        if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
+            raise WorkspaceFileError(
+                f"{where}: 'command' must be a list of strings (argv), e.g. [\"claude\", \"--resume\"], "
+                "or one string as typed in a shell")
         cwd = raw.get("cwd") or os.getcwd()
         if not isinstance(cwd, str):
             raise WorkspaceFileError(f"{where}: 'cwd' must be a string")

@@ -15,6 +15,7 @@ changed on disk is never written over, see `WorkspaceFile`).
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
@@ -28,6 +29,20 @@ class Entry(Protocol):
     command: list[str]
     cwd: str
     role: str
+
+
+def command_argv(command: str | Sequence[Any]) -> list[str]:
+    """A table's `command` as the words it runs: a list as it is; a string as a POSIX shell
+    splits what is typed (`claude --resume`; quotes keep spaces: `"/opt/my tools/ai" -v`),
+    with no expansion, so what runs is what the file says. On Windows the words are split
+    the same way but a backslash stays a backslash (paths) and the quotes around a word go.
+    A string with an unclosed quote raises ValueError."""
+    if not isinstance(command, str):
+        return [str(part) for part in command]
+    if os.name != "nt":
+        return shlex.split(command)
+    return [word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'" else word
+            for word in shlex.split(command, posix=False)]
 
 
 @dataclass(frozen=True)
@@ -93,8 +108,11 @@ def _parse(text: str | None) -> Any:
 
 def _means(table: Table, defaults: Defaults) -> tuple[list[str], str, str]:
     """(command, directory, role) as the host reads the table (`load_workspace`)."""
-    command = table.get("command") or defaults.shell()
-    command = [str(command)] if isinstance(command, str) else [str(part) for part in command]
+    written = table.get("command") or defaults.shell()
+    try:
+        command = command_argv(written)
+    except ValueError:  # an unclosed quote (edited since it was read): matches no tab, stays
+        command = [str(written)]
     cwd = os.path.expanduser(str(table.get("cwd") or defaults.cwd()))
     return command, cwd, str(table.get("role") or defaults.role(command))
 
