@@ -78,12 +78,13 @@ def load_workspace(path: Path) -> list[TabEntry]:
             raise WorkspaceFileError(f"{where}: needs a string 'name'")
         command = raw.get("command") or default_shell()
         if isinstance(command, str):
+            line = command
             try:
-                command = command_argv(command)
+                command = command_argv(line)
             except ValueError as exc:  # shlex: "No closing quotation"
-                words = json.dumps(command.split()[:2])[:-1]
+                words = json.dumps(line.split()[:2])[:-1]
                 raise WorkspaceFileError(
-                    f"{where}: 'command' {command!r}: {str(exc).lower()}; close the quote, or write "
+                    f"{where}: 'command' {line!r}: {str(exc).lower()}; close the quote, or write "
                     f"the words as a list: command = {words}, ...]") from None
         if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
             raise WorkspaceFileError(
