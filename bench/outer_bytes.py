@@ -10,7 +10,7 @@ pipe-pane -O` copies every byte each window's program writes to its terminal, be
 it; the bytes are counted from the command's start until both have printed the last line.
 
     python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45] [--panel hidden]
-                                [--outer xterm] [--smaller 100x30]
+                                [--outer xterm] [--smaller 100x30] [--beside]
 
 (`--panel`: where the agent panel docks -- right, bottom or hidden, as `ui.toml` remembers it;
 by default right at 120 columns and more, below that at the bottom. Where the view is as wide
@@ -20,12 +20,15 @@ size on a virtual X display (Xvfb) instead of two windows of an outer tmux, and 
 what each xterm logs it received (`-l`): xterm has the margins. `--smaller COLSxROWS`: the
 bytes of a second, smaller UI (and tmux client) watching the same tab, while the larger one is
 the one used last, so the tab keeps its size and the smaller shows it panned (tmux's
-`window-size latest`; outer tmux only).
+`window-size latest`; outer tmux only). `--beside`: the tmux client's pane is as wide and high as
+the tiki tab, with a second pane (an idle shell) beside it -- the like-for-like reference for
+a view beside the agent panel: the pane a user would otherwise run the CLI in, next to another.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -46,6 +49,8 @@ def main() -> None:
     parser.add_argument("--panel", choices=("right", "bottom", "hidden"), help="where the agent panel docks")
     parser.add_argument("--outer", choices=("tmux", "xterm"), default="tmux", help="the outer terminal")
     parser.add_argument("--smaller", metavar="COLSxROWS", help="count a second, smaller UI's bytes (outer tmux)")
+    parser.add_argument("--beside", action="store_true",
+                        help="the tmux reference's pane as large as the tab, beside a second pane")
     args = parser.parse_args()
     if args.smaller and args.outer != "tmux":
         parser.error("--smaller needs --outer tmux")
@@ -68,6 +73,8 @@ def main() -> None:
         if args.smaller:
             assert isinstance(outer, TmuxWindows)
             windows = outer.smaller(args.smaller, windows)  # (counted from now on: the smaller two)
+        if args.beside:
+            beside_the_tab(inner, env)
         time.sleep(1.0)  # (both idle)
         outer.count()
         text = "x" * 60
@@ -84,6 +91,9 @@ def main() -> None:
               f"{args.outer}{where}")
         if args.smaller:
             print(f"  the second, smaller ({args.smaller}) UI and tmux client, the larger used last:")
+        if args.beside:
+            print(f"  the tmux client's pane {inner.run('display-message', '-p', '-t', 'b', '#{pane_width}x#{pane_height}').strip()}"
+                  ", beside a second pane")
         tiki_bytes, tmux_bytes = (next(v for k, v in sizes.items() if k.startswith(side)) for side in ("tiki", "tmux"))
         print(f"  tiki UI      {tiki_bytes:>9,} bytes  ({tiki_bytes / printed:.1f} per byte printed)")
         print(f"  tmux client  {tmux_bytes:>9,} bytes  ({tmux_bytes / printed:.1f} per byte printed)")
@@ -93,6 +103,16 @@ def main() -> None:
         inner.close()
         outer.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def beside_the_tab(inner: Tmux, env: dict[str, str]) -> None:
+    """Split the reference's window so its pane takes the tab's size, an idle shell beside it."""
+    cells = subprocess.run([TIKI, "terminal-read", "sh", "--cells", "--json"], env=env, capture_output=True,
+                           text=True, check=True)
+    size = json.loads(cells.stdout)
+    inner.run("split-window", "-h", "-d", "-t", "b", "bash --norc --noprofile")
+    inner.run("resize-pane", "-t", "b.0", "-x", str(size["cols"]), "-y", str(size["rows"]))
+    time.sleep(0.5)
 
 
 class Outer(Protocol):
