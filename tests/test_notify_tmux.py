@@ -163,3 +163,31 @@ def test_the_tab_bar_is_drawn_again_only_when_it_changes_and_only_its_row(tiki_e
         outer.wait("w0", "bg ✓ done")  # a change is still drawn
     finally:
         outer.close()
+
+
+def test_a_toast_coming_and_going_writes_its_own_rows_not_the_screen(tiki_env, tmp_path):
+    """Textual hid its toast rack while no toast was up, and showing it again renumbered every
+    widget's paint order, which its compositor took as every widget changed: the whole screen
+    was written again as a toast came (15,329 bytes at 140x45) and again as it went. Only the
+    toast's rows (and the tab bar's badge) change for the user."""
+    received = tmp_path / "outer.bytes"
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH + BASH.replace('"sh"', '"bg"'))
+        outer.wait("w0", "CHT: type into")
+        assert tiki(tiki_env, "terminal-send", "bg", "sleep 4; echo built").returncode == 0
+        outer.wait("w0", "bg working")
+        outer.settled("w0")
+        before = outer.screen("w0").splitlines()
+        outer.tmux("pipe-pane", "-O", "-t", "w0", f"cat > '{received}'")
+        outer.wait("w0", "bg is done", timeout=15)
+        wait_until(lambda: "bg is done" not in outer.screen("w0"), 15, 0.2, what="the toast to go")
+        outer.settled("w0")
+        outer.tmux("pipe-pane", "-t", "w0")
+        after = outer.screen("w0").splitlines()
+        assert after[1:] == before[1:], "\n".join(after)  # (row 0: the tab bar, with its badge now)
+        assert "✓ done" in after[0]
+        written = received.stat().st_size if received.exists() else 0
+        assert written < 6000, written  # (came and went: 18,404 bytes, the screen written again)
+    finally:
+        outer.close()

@@ -30,6 +30,7 @@ from ...protocol import ops
 from ..agent_progress import event_text, status_text, unasked_text
 from .keys import key_to_bytes
 from .panel_cht import ChtLines
+from .panel_log import PanelLog
 from .text_field import TextField
 from .tool_card import tool_card
 
@@ -97,7 +98,7 @@ class AgentPanel(Vertical):
         self.cht = ChtLines(self)
 
     def compose(self) -> ComposeResult:
-        yield RichLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
+        yield PanelLog(id="agent-log", wrap=True, min_width=1, markup=False, highlight=False)  # wrap at its own width
         yield Label("", id="agent-status", markup=False)
         with Horizontal(id="agent-input-row"):
             yield Label(f" {self.mode} ", id="mode-badge")

@@ -31,6 +31,9 @@ from .notify import Notifier
 from .tab_bar import TabBar
 from .terminal_cursor import TerminalCursor
 from .terminal_view import TerminalView
+from .toast_rack import keep_shown
+
+keep_shown()  # (toasts cost their own rows, not the screen's)
 
 # Seconds a prefix command waits for the keys typed before it to reach their widget (each is a
 # few microseconds of work: only a widget stuck elsewhere makes it wait this long).
