@@ -147,3 +147,37 @@ def test_a_toast_over_a_zoomed_tab_goes_when_its_time_is_up(tiki_env, tmp_path):
     finally:
         subprocess.run([TIKI, "shutdown"], env=tiki_env, capture_output=True, timeout=60)
         outer.close()
+
+
+def test_prefix_l_goes_back_to_the_tab_shown_before(tiki_env, tmp_path):
+    """tmux's `last-window` (prefix l), for the two agents a user goes between: the tab shown
+    last before this one, and again to come back. Each UI keeps its own (two UIs may show
+    different tabs); a tab since closed is skipped (the UI stays, and says so)."""
+    def tab(name: str) -> str:
+        command = json.dumps(["bash", "--norc", "--noprofile", "-c", f"clear; echo I-am-{name}; exec sleep 1000"])
+        return f'[[tab]]\nname = "{name}"\ncommand = {command}\n'
+
+    def shows(name: str) -> None:
+        outer.wait("w0", f"I-am-{name}")
+        wait_until(lambda: [n for n in "abc" if f"I-am-{n}" in outer.screen("w0")] == [name], 10, 0.05,
+                   what=f"tab {name} alone on the screen")
+
+    outer = Outer(tiki_env)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", tab("a") + tab("b") + tab("c"), ready="I-am-a")
+        outer.keys("w0", "C-\\", "3")
+        shows("c")
+        outer.keys("w0", "C-\\", "l")
+        shows("a")
+        outer.keys("w0", "C-\\", "l")
+        shows("c")
+        outer.keys("w0", "C-\\", "2")
+        shows("b")
+        outer.keys("w0", "C-\\", "l")
+        shows("c")
+        assert subprocess.run([TIKI, "terminal-close", "b"], env=tiki_env, capture_output=True).returncode == 0
+        outer.keys("w0", "C-\\", "l")
+        outer.wait("w0", "no tab shown before")
+        shows("c")
+    finally:
+        outer.close()

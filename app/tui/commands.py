@@ -53,6 +53,12 @@ class Commands:
     def action_prev_tab(self) -> None:
         self._step(-1)
 
+    def action_last_tab(self) -> None:
+        if self.shown_before in [t.id for t in self.tabs]:  # type: ignore[attr-defined]
+            self.show_tab(self.shown_before)  # type: ignore[attr-defined]
+        else:
+            self.notify("no tab shown before this one is open", title="Last tab")  # type: ignore[attr-defined]
+
     def action_goto_tab(self, number: int) -> None:
         if 0 < number <= len(self.tabs):
             self.show_tab(self.tabs[number - 1].id)  # type: ignore[attr-defined]

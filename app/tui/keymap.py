@@ -31,6 +31,7 @@ COMMANDS: tuple[PrefixCommand, ...] = (
     PrefixCommand("123456789", "goto_tab", "Go to tab 1-9", "show the tab with that number"),
     PrefixCommand("n", "next_tab", "Next tab", "show the next tab"),
     PrefixCommand("p", "prev_tab", "Previous tab", "show the previous tab"),
+    PrefixCommand("l", "last_tab", "Last tab", "show the tab shown before this one; again to come back"),
     PrefixCommand("c", "new_tab", "New tab", "open a tab: name, command, directory"),
     PrefixCommand(",", "rename_tab", "Rename tab", "rename the tab shown"),
     PrefixCommand("x", "close_tab", "Close tab", "close the tab shown, ending its program (asks)"),

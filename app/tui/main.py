@@ -56,6 +56,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         self.prefix_bytes = prefix_bytes(prefix)
         self.tabs: list[Any] = []
         self.active_id: int | None = None
+        self.shown_before: int | None = None  # the tab shown before the active one (prefix l), this UI's own
         self.has_coordinator = bool(client.hello.get("coordinator"))
         self.ui = settings_store.load()
         self._prefix_pending = False  # the prefix came as a key event; its command key is next
@@ -245,9 +246,10 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
             else:
                 self._note_exit(tab.id, tab.name, tab.exit_code)
         ids = [tab.id for tab in self.tabs]
-        if self._wanted in ids:
-            prefer, self.active_id, self._wanted = self._wanted, None, None
-        if self.active_id not in ids:
+        if self._wanted is not None and self._wanted in ids:
+            wanted, self._wanted = self._wanted, None
+            self.show_tab(wanted)
+        elif self.active_id not in ids:
             target = prefer if prefer in ids else _neighbour(before, self.active_id, ids)
             if target is not None:
                 self.show_tab(target)
@@ -258,6 +260,8 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         if tab_id not in [t.id for t in self.tabs]:
             self._wanted = tab_id  # just created: shown when the tab list arrives
             return
+        if tab_id != self.active_id and self.active_id is not None:
+            self.shown_before = self.active_id
         self.active_id = tab_id
         self.notifier.shown(tab_id)
         self.tab_bar.set_tabs(self.tabs, tab_id)
