@@ -86,3 +86,30 @@ def test_a_file_with_windows_line_ends_keeps_them_for_the_tabs_added(tmp_path, m
     assert data.count(b"\n") == data.count(b"\r\n"), data
     assert data.startswith(MINE.replace("\n", "\r\n").encode())
     assert [e.name for e in load_workspace(path)] == ["a", "b", "ai"]
+
+
+INLINE = """# tabs on one line each
+tab = [
+    {name = "a", command = ["cat"]},  # first
+    {name = "b", command = "cat"},
+]
+"""
+
+
+def test_tabs_written_as_an_array_of_inline_tables_stay_so(tmp_path, monkeypatch):
+    """`tab = [{...}, {...}]` is as valid as `[[tab]]` tables; a save wrote the whole file
+    afresh as tables, its comments gone."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "tiki.toml"
+    path.write_text(INLINE)
+    save_workspace(path, [entry("a", tmp_path), entry("c", tmp_path), entry("ai", tmp_path, ("claude",), "peer")])
+    text = path.read_text()
+    assert text.startswith('# tabs on one line each\ntab = [\n    {name = "a", command = ["cat"]},  # first\n'), text
+    assert '{name = "c", command = "cat"}' in text and "[[tab]]" not in text, text  # b renamed
+    assert [(e.name, e.command, e.role) for e in load_workspace(path)] == [
+        ("a", ["cat"], "shell"), ("c", ["cat"], "shell"), ("ai", ["claude"], "peer")]
+    save_workspace(path, [entry("a", tmp_path), entry("ai", tmp_path, ("claude",), "peer")])  # c closed
+    assert [e.name for e in load_workspace(path)] == ["a", "ai"]
+    assert "# first" in path.read_text() and "[[tab]]" not in path.read_text(), path.read_text()
+    save_workspace(path, [entry("ai", tmp_path, ("claude",), "peer"), entry("a", tmp_path)])  # in another order
+    assert [e.name for e in load_workspace(path)] == ["ai", "a"] and "[[tab]]" not in path.read_text()

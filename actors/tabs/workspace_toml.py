@@ -7,9 +7,10 @@ A workspace is often a project's `tiki.toml`, written by hand and shared in git:
 renamed tab's `name` changes (the table found by its old name's program and directory), a field
 that no longer holds is set, and a new tab is added as briefly as a person would write it --
 `role` only where the command does not imply it, with the file's line ends (CRLF in a file that
-has them). A file that is not TOML any more, or whose
-`tab` is not an array of tables, is written afresh (the caller keeps hand edits safe: a file
-changed on disk is never written over, see `WorkspaceFile`).
+has them). Tabs written as inline tables in an array (`tab = [{name = "a", ...}]`) stay so,
+a tab added as one more (a comment inside the array stays unless the tabs change order). A
+file that is not TOML any more, or whose `tab` is neither, is written afresh (the caller keeps
+hand edits safe: a file changed on disk is never written over, see `WorkspaceFile`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, Table
+from tomlkit.items import AoT, Array, InlineTable, Table
 
 
 class Entry(Protocol):
@@ -58,15 +59,17 @@ def merged(text: str | None, entries: Sequence[Entry], defaults: Defaults) -> st
     """`text` (the file now; None when there is none) with its tabs made `entries`."""
     doc = _parse(text)
     tabs = doc.get("tab")
-    if not isinstance(tabs, AoT) or not all(isinstance(t, Table) for t in tabs):
+    # `tab = [{...}, ...]`, inline tables in an array, is kept so: tabs added are inline too
+    inline = isinstance(tabs, Array) and all(isinstance(t, InlineTable) for t in tabs)
+    if not inline and (not isinstance(tabs, AoT) or not all(isinstance(t, Table) for t in tabs)):
         doc.pop("tab", None)
         tabs = tomlkit.aot()
         doc.append("tab", tabs)
-    tables: list[Table] = list(tabs)
+    tables: list[Any] = list(tabs)
     names = {entry.name for entry in entries}
     left = [table for table in tables if table.get("name") not in names]  # closed, or renamed
     by_name = {table.get("name"): table for table in tables}
-    wanted: list[Table] = []
+    wanted: list[Any] = []
     for entry in entries:
         table = by_name.get(entry.name)
         if table is None:
@@ -75,20 +78,20 @@ def merged(text: str | None, entries: Sequence[Entry], defaults: Defaults) -> st
                 left.remove(table)
                 table["name"] = entry.name
         if table is None:
-            table = _new_table(entry, defaults)
+            table = _new_table(entry, defaults, tomlkit.inline_table() if inline else tomlkit.table())
         else:
             _update(table, entry, defaults)
         wanted.append(table)
     old, gone = {id(t) for t in tables}, {id(t) for t in left}
     in_place = [t for t in tables if id(t) not in gone] + [t for t in wanted if id(t) not in old]
     if [id(t) for t in in_place] != [id(t) for t in wanted]:
-        _reordered(doc, wanted)  # (tabs moved: the tables, comments and all, in the new order)
+        _reordered(doc, wanted, tabs)  # (tabs moved: the tables, comments and all, in the new order)
     else:
         for index in reversed([i for i, t in enumerate(tables) if id(t) in gone]):
             del tabs[index]
         for table in wanted:
             if id(table) not in old:
-                if len(tabs) and not tabs[-1].as_string().endswith("\n\n"):
+                if not inline and len(tabs) and not tabs[-1].as_string().endswith("\n\n"):
                     tabs[-1].add(tomlkit.nl())  # (a blank line between tables, as people write them)
                 tabs.append(table)
     out = tomlkit.dumps(doc)
@@ -129,8 +132,7 @@ def _update(table: Table, entry: Entry, defaults: Defaults) -> None:
         table["role"] = entry.role
 
 
-def _new_table(entry: Entry, defaults: Defaults) -> Table:
-    table = tomlkit.table()
+def _new_table(entry: Entry, defaults: Defaults, table: Any) -> Any:
     table.add("name", entry.name)
     table.add("command", entry.command)
     if entry.cwd != defaults.cwd():
@@ -140,8 +142,8 @@ def _new_table(entry: Entry, defaults: Defaults) -> Table:
     return table
 
 
-def _reordered(doc: Any, tables: list[Table]) -> None:
-    tabs = tomlkit.aot()
+def _reordered(doc: Any, tables: list[Any], old: Any) -> None:
+    tabs = tomlkit.aot() if isinstance(old, AoT) else tomlkit.array().multiline(True)
     for table in tables:
         tabs.append(table)
     doc["tab"] = tabs
