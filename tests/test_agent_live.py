@@ -277,3 +277,29 @@ def test_a_peer_tab_whose_program_is_not_recognised_gets_enter_150_ms_after_the_
     # a little late on a loaded machine (seen: 148 ms between the reads, two suites at once), so
     # the reads are allowed 20 ms of that -- still far from the text and Enter in one read.
     assert reads[-1]["t"] - reads[-2]["t"] >= 0.13
+
+
+def test_typing_at_a_shell_prompt_is_not_work(serve):
+    """A person (or a second UI, or a peer) typing a command line at the prompt: each key's
+    echo was output, the cursor's line no longer ended like a prompt, and the tab read
+    `working` until 1.5 s after the last key -- the tab bar flipped as you typed, and a UI
+    elsewhere could be told the tab was done. What a program prints within moments of a key
+    is its echo, not work; the command the line starts still is."""
+    host = serve(BASH_TAB)
+    # (at the prompt a while, as when a person starts typing: what bash printed last is its
+    # prompt, and output in the last 1.5 s reads as work)
+    assert host.run("terminal-wait", "sh", "--idle-ms", "1600", "--timeout-ms", "10000").returncode == 0
+    seen = set()
+    for key in "echo typed-$((6*7))":  # a key every 0.15 s for ~3 s
+        request(host.env, "terminal.key", name="sh", keys=["space" if key == " " else key])
+        time.sleep(0.15)
+        reply = request(host.env, "terminal.explain", name="sh")["result"]
+        seen.add((reply["state"], reply["rule"]))
+    assert "echo typed-$((6*7))" in host.read("sh", 2)
+    assert {state for state, _ in seen} == {"idle"}, seen
+    request(host.env, "terminal.key", name="sh", keys=["enter"])
+    wait_until(lambda: "typed-42" in host.read("sh", 3).replace("$((6*7))", ""), 10, 0.05, what="the command's output")
+    # and a command the line starts is work from its first output on, as before
+    assert host.run("terminal-send", "sh", "for i in 1 2 3 4 5 6; do echo step-$i; sleep 0.4; done").returncode == 0
+    wait_until(lambda: "step-3" in host.read("sh", 5), 10, 0.05, what="the loop's third step")
+    assert state_of(host, "sh") == "working"

@@ -73,6 +73,10 @@ class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads
         self._failed: str | None = None  # "reader: ValueError: ..." once the supervisor gave up
         self._bytes_read = 0
         self._last_output = 0.0
+        # The last output that was not the echo of input (see terminal_io.ECHO_WINDOW): what
+        # the agent-state detector counts as the program printing.
+        self._last_own_output = 0.0
+        self._last_input = 0.0  # when the writer last gave the child input
         self._dirty = threading.Event()
         self._paused = threading.Event()  # the output paused since the last notice (terminal_io)
         self._watchers: tuple[Any, ...] = ()  # rows are styled only while a UI shows this tab
@@ -147,7 +151,7 @@ class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads
             old.kill()
         with self._lock:
             divider.restart(self._screen, divider.label())  # the old output stays above a divider
-            self._last_output = 0.0
+            self._last_output = self._last_own_output = 0.0
         self._failed = None
         parts = {"notifier": (self._notify_loop,), "writer": (self._write_loop,),
                  "detector": (self._agent.run, self._stopping)}

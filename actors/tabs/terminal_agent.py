@@ -24,7 +24,7 @@ class TerminalAgent:
     _screen: Any
     _running: bool
     _exit_code: int | None
-    _last_output: float
+    _last_own_output: float
     spec: Any
 
     def _init_agent(self, config: AgentConfig) -> None:
@@ -52,7 +52,7 @@ class TerminalAgent:
         with self._drawn() as screen:  # type: ignore[attr-defined]
             rows, cursor, title = screen.visible_rows(), screen.cursor, screen.title
             alt_screen, notes = screen.alt_screen, screen.agent.take_notifications()
-            last_output = self._last_output or None
+            last_output = self._last_own_output or None  # (a key's echo is not the program at work)
         running, foreground = self._running, self._foreground
         live = foreground.get(now) if running and foreground is not None else []
         # (A program that ended is not running, reaped or not: `sh -c 'exec claude'` read as a

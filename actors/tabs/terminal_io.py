@@ -36,6 +36,11 @@ FRAME_INTERVAL = 1 / 60  # coalesce screen notices to ~60 per second (a pair may
 # (profiled: ~1/3 of the host's CPU under `seq 1 600000` at 60/s), and every frame costs the UI
 # a full repaint. Typed echoes and ordinary output stay far below the threshold: 60/s.
 FLOOD_BYTES = 32768
+# Output this soon after input is taken for its echo (a shell's line editor redrawing the line
+# typed, a TUI its input box), not for the program at work: typing at a prompt read `working`.
+# Echoes come within milliseconds; a command the input starts that prints for longer is
+# working from then on (and one that holds the terminal is a `job`, printing or not).
+ECHO_WINDOW = 0.5
 FLOOD_INTERVAL = 1 / 20
 # The output paused this long: a flood ended (the reader sees it; a pause of 3 ms is rare
 # inside `seq 1 600000`, measured: 0-1 a run, against ~2000 reads).
@@ -127,7 +132,9 @@ class TerminalThreads:
                     return
                 replies = self._screen.feed(data)
                 self._bytes_read += len(data)  # type: ignore[attr-defined]
-                self._last_output = time.monotonic()  # type: ignore[attr-defined]
+                self._last_output = now = time.monotonic()  # type: ignore[attr-defined]
+                if now - self._last_input > ECHO_WINDOW:  # type: ignore[attr-defined]
+                    self._last_own_output = now  # type: ignore[attr-defined]
             if replies:  # device-status answers go straight back, ahead of queued input
                 self._safe_write(pty, replies, REPLY_TIMEOUT)
             self._dirty.set()
@@ -227,6 +234,7 @@ class TerminalThreads:
             chunk = view[ticket.written:ticket.written + WRITE_CHUNK]
             try:
                 ticket.progress(pty.write(chunk, WRITE_POLL))
+                self._last_input = time.monotonic()  # type: ignore[attr-defined]
             except OSError as exc:
                 ticket.finish(f"the tab's child is gone ({exc.strerror or exc})")
                 return
