@@ -177,7 +177,7 @@ def test_prefix_l_goes_back_to_the_tab_shown_before(tiki_env, tmp_path):
         shows("c")
         assert subprocess.run([TIKI, "terminal-close", "b"], env=tiki_env, capture_output=True).returncode == 0
         outer.keys("w0", "C-\\", "l")
-        outer.wait("w0", "no tab shown before")
+        outer.wait("w0", "the tab shown before this one was closed")
         shows("c")
     finally:
         outer.close()

@@ -54,10 +54,12 @@ class Commands:
         self._step(-1)
 
     def action_last_tab(self) -> None:
-        if self.shown_before in [t.id for t in self.tabs]:  # type: ignore[attr-defined]
-            self.show_tab(self.shown_before)  # type: ignore[attr-defined]
+        before = self.shown_before  # type: ignore[attr-defined]
+        if before in [t.id for t in self.tabs]:  # type: ignore[attr-defined]
+            self.show_tab(before)  # type: ignore[attr-defined]
         else:
-            self.notify("no tab shown before this one is open", title="Last tab")  # type: ignore[attr-defined]
+            said = "no other tab was shown before this one" if before is None else "the tab shown before this one was closed"
+            self.notify(said, title="Last tab")  # type: ignore[attr-defined]
 
     def action_goto_tab(self, number: int) -> None:
         if 0 < number <= len(self.tabs):
