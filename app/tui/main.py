@@ -26,6 +26,7 @@ from .frame_inbox import FrameInbox
 from .host_events import HostEvents
 from .keymap import command_for, prefix_bytes, prefix_label
 from .keys import key_to_bytes
+from .main_screen import MainScreen
 from .messages import Detached, PrefixKey, PrefixPending, TypedToTab
 from .notify import Notifier
 from .tab_bar import TabBar
@@ -66,6 +67,9 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         self._wanted: int | None = None  # a tab to show as soon as the tab list has it
         self.frames = FrameInbox()  # screen frames from the host not drawn yet, one per tab
         self.notifier = Notifier(self)
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         # Kept as attributes, not queried: messages still arrive while the app tears its

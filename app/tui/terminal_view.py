@@ -227,11 +227,24 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
             self._told_size = (width, height)
             self.client.resize(width, height)
 
-    def on_focus(self) -> None:  # (a paint shows or hides the terminal's cursor: terminal_cursor.py)
+    # Textual's own focus handlers (Widget's, run after a subclass's unless it prevents them)
+    # draw a widget whole, for focus styles its render would show; the view looks the same
+    # with the keyboard or without, but for the cursor's row (a paint shows or hides the
+    # terminal's cursor: terminal_cursor.py). Drawn whole, the keyboard going to the agent
+    # panel and back cost the view's every row (4-5 KB at 140x45) each way.
+    def _on_focus(self, event: events.Focus) -> None:
+        event.prevent_default()
+        self.has_focus = True
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+        if self.parent is not None:
+            self.parent.post_message(events.DescendantFocus(self))
 
-    def on_blur(self) -> None:
+    def _on_blur(self, event: events.Blur) -> None:
+        event.prevent_default()
+        self.has_focus = False
         self.refresh(Region(0, self.cursor[0], self.size.width, 1))
+        if self.parent is not None:
+            self.parent.post_message(events.DescendantBlur(self))
         self.call_after_refresh(self._keep_focus)
 
     def _keep_focus(self) -> None:
