@@ -232,6 +232,9 @@ class TerminalThreads:
                     self._close_cut(pty, generation, view, ticket)
                 return
             chunk = view[ticket.written:ticket.written + WRITE_CHUNK]
+            # (stamped before the write, or the reader could take the echo before the stamp,
+            # and after it, for a write that waited on a child slow to read)
+            self._last_input = time.monotonic()  # type: ignore[attr-defined]
             try:
                 ticket.progress(pty.write(chunk, WRITE_POLL))
                 self._last_input = time.monotonic()  # type: ignore[attr-defined]
