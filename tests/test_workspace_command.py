@@ -28,7 +28,7 @@ def test_a_command_written_as_one_string_runs_split_into_words(tiki_env, tmp_pat
             "bash", "--norc", "--noprofile", "-c", 'printf "%s|\\n" "two words" three; exec cat'], listed
         # A tab added and saved: the string stays as the user wrote it.
         assert host.run("terminal-new", "more", "--", "cat").returncode == 0
-        host.wait_text("more", "")
+        wait_until(lambda: 'name = "more"' in workspace.read_text(), what="the new tab saved")
         assert workspace.read_text().startswith(ONE_LINE), workspace.read_text()
         # Renamed: its table is found by the words it runs, and only the name changes.
         assert host.run("terminal-rename", "sh", "words").returncode == 0
