@@ -128,9 +128,6 @@ class Commands:
             screen.set_focus(view)
             for toast in self._notifications:  # type: ignore[attr-defined]  # (up already: see `notify`)
                 self.set_timer(max(0.0, toast.time_left) + 0.3, self._redraw_zoomed)  # type: ignore[attr-defined]
-        # (Textual posts the view no Resize now and then on the way back: the tab kept the
-        # whole window's size under the restored layout.)
-        view.call_after_refresh(view.tell_size)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:

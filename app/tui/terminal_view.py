@@ -205,6 +205,11 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
 
     # -- size and focus ----------------------------------------------------------------------
 
+    def on_mount(self) -> None:
+        # Every layout of the screen, not only a Resize the view is sent: leaving a zoom changed
+        # the view's size without one now and then, and the tab kept the whole window's size.
+        self.screen.screen_layout_refresh_signal.subscribe(self, lambda _screen: self.call_after_refresh(self.tell_size))
+
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
         # The tab is told the size the layout settles on, once the screen has been refreshed:
@@ -214,8 +219,7 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
         self.call_after_refresh(self.tell_size)
 
     def tell_size(self, tries: int = 0) -> None:
-        """Tell the host the view's size, if it is not the size told last. (Also called after a
-        zoom: leaving one changed the view's size without a Resize event, now and then.)"""
+        """Tell the host the view's size, if it is not the size told last."""
         width, height = self.size
         screen = self.screen.size
         if (screen != self.app.size or width > screen.width or height > screen.height) and tries < SETTLE_TRIES:
@@ -233,19 +237,18 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
     # terminal's cursor: terminal_cursor.py). Drawn whole, the keyboard going to the agent
     # panel and back cost the view's every row (4-5 KB at 140x45) each way.
     def _on_focus(self, event: events.Focus) -> None:
-        event.prevent_default()
-        self.has_focus = True
-        self.refresh(Region(0, self.cursor[0], self.size.width, 1))
-        if self.parent is not None:
-            self.parent.post_message(events.DescendantFocus(self))
+        self._focus_moved(event, True)
 
     def _on_blur(self, event: events.Blur) -> None:
-        event.prevent_default()
-        self.has_focus = False
-        self.refresh(Region(0, self.cursor[0], self.size.width, 1))
-        if self.parent is not None:
-            self.parent.post_message(events.DescendantBlur(self))
+        self._focus_moved(event, False)
         self.call_after_refresh(self._keep_focus)
+
+    def _focus_moved(self, event: events.Focus | events.Blur, has_focus: bool) -> None:
+        event.prevent_default()
+        self.has_focus = has_focus
+        self.refresh(Region(0, self.cursor[0] - self.pan()[0], self.size.width, 1))  # (the cursor's row in the view)
+        if self.parent is not None:
+            self.parent.post_message(events.DescendantFocus(self) if has_focus else events.DescendantBlur(self))
 
     def _keep_focus(self) -> None:
         """A mouse report outside every widget (a drag past the window's edge, a resize racing
