@@ -134,6 +134,7 @@ class ForegroundCommand:
         self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
         self._ended = False
         self._reading: bool | None = None
+        self._due = -1e9  # a look before this is not the answer from this on (`look_again_at`)
 
     @property
     def leader_in_front(self) -> bool | None:
@@ -154,10 +155,15 @@ class ForegroundCommand:
         has no foreground group, and only the tab's command names what ran). As of the last `get`."""
         return self._ended
 
+    def look_again_at(self, when: float) -> None:
+        """The group may change before `when` (input went to the terminal: Enter starts a
+        command, ctrl+d ends a program): an answer looked up before then is not kept after."""
+        self._due = max(self._due, when)
+
     def get(self, now: float | None = None) -> list[str]:
         """The foreground argv, or [] when it cannot be known (then the tab's own command counts)."""
         now = time.monotonic() if now is None else now
-        if now - self._looked_at < self._every:
+        if now - self._looked_at < self._every and not self._looked_at < self._due <= now:
             return self._argv
         self._looked_at = now
         group, tty = _terminal_of(self.leader)

@@ -1,9 +1,9 @@
 """A tab's agent state, kept current: the detector's thread, the state others read and wait on.
 
 One `TabAgent` per terminal actor. Its thread (`tab:N.detector`, under the host's supervisor)
-sleeps until the screen changed or a quiet-period rule comes due (`recheck_at`), evaluates the
-tab's rules (terminals/agent_state) at most ~10 times a second however busy the tab is, and
-publishes what changed: `AgentStateChanged` for every new state, and `AgentNotice` when the
+sleeps until the screen changed, a quiet-period rule comes due (`recheck_at`) or the echo
+window after input closed (`look_again_at`), evaluates the tab's rules (terminals/agent_state)
+at most ~10 times a second however busy the tab is, and publishes what changed: `AgentStateChanged` for every new state, and `AgentNotice` when the
 user should hear of it ([notify] in config.toml): the tab entered `waiting`, it went from
 `working` to `idle` after working a while, or its program printed a notification of its own.
 Every tab is watched, shown or not; the detector (and what it remembers) is replaced when the
@@ -106,6 +106,7 @@ class TabAgent:
         self._cv = threading.Condition()
         self._detector = AgentStateDetector(config.rulebook)
         self._generation = 0
+        self._due: float | None = None  # evaluate at this time too (`look_again_at`)
         self._working_since: float | None = None
         self.view = AgentView()
         self.evaluations = 0
@@ -118,6 +119,11 @@ class TabAgent:
     def wake(self) -> None:
         """The screen changed (or the child exited): evaluate soon."""
         self._wake.set()
+
+    def look_again_at(self, when: float) -> None:
+        """Evaluate at `when` as well, the screen changed or not (the latest asked for wins)."""
+        self._due = when if self._due is None else max(self._due, when)
+        self._wake.set()  # (the thread waits for the time it knew of: it takes the new one)
 
     def reset(self) -> None:
         """The tab's program starts again: a fresh detector, nothing remembered."""
@@ -138,11 +144,13 @@ class TabAgent:
     def run(self, stopping: threading.Event) -> None:
         """The detector thread: evaluate after changes (coalesced) and when a rule comes due."""
         while not stopping.is_set():
-            recheck = self.view.recheck_at
-            self._wake.wait(None if recheck is None else max(0.0, recheck - time.monotonic()))
+            due = [when for when in (self.view.recheck_at, self._due) if when is not None]
+            self._wake.wait(max(0.0, min(due) - time.monotonic()) if due else None)
             if stopping.is_set():
                 return
             self._wake.clear()
+            if self._due is not None and self._due <= time.monotonic():
+                self._due = None
             self.evaluate()
             stopping.wait(DETECT_INTERVAL)
 

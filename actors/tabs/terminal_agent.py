@@ -17,6 +17,7 @@ from ...terminals.agent_state import ScreenFacts
 from ...terminals.foreground import ForegroundCommand
 from .agent_watch import AgentConfig, TabAgent
 from .outbox import Outbox
+from .terminal_io import ECHO_WINDOW
 
 
 class TerminalAgent:
@@ -41,6 +42,17 @@ class TerminalAgent:
     def outbox(self) -> Outbox:
         """Where sends to this tab wait their turn (see `outbox`)."""
         return self._outbox
+
+    def _input_given(self, at: float) -> None:
+        """Input went to the child at `at`: what it starts or ends (Enter runs a command, ctrl+d
+        ends the agent) shows in the terminal's foreground group, and what it prints meanwhile
+        is taken for its echo (terminal_io.ECHO_WINDOW) -- so the detector looks again, at the
+        group too, once that window has closed. Else a command that prints nothing (`sleep`)
+        read idle until it ended, and an agent quit in a shell tab stayed the agent."""
+        due = at + ECHO_WINDOW
+        if self._foreground is not None:
+            self._foreground.look_again_at(due)
+        self._agent.look_again_at(due)
 
     def visible_rows(self) -> list[str]:
         with self._drawn() as screen:  # type: ignore[attr-defined]

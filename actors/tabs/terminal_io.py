@@ -238,6 +238,7 @@ class TerminalThreads:
             try:
                 ticket.progress(pty.write(chunk, WRITE_POLL))
                 self._last_input = time.monotonic()  # type: ignore[attr-defined]
+                self._input_given(self._last_input)  # type: ignore[attr-defined]
             except OSError as exc:
                 ticket.finish(f"the tab's child is gone ({exc.strerror or exc})")
                 return
