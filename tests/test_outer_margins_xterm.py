@@ -45,7 +45,7 @@ def test_beside_the_panel_a_terminal_with_margins_scrolls_the_view_alone(tiki_en
         painted = term.screen()
         assert any("line 60" in row for row in painted.splitlines())
         assert panel(painted) == before  # the panel stayed where it was, whole
-        term.keys("ctrl+backslash", "question")  # the help covers the view: closing it has Textual draw it all
+        term.keys("ctrl+backslash", "question")  # the help covers the view: closing it has Textual draw it again
         term.wait("Every key goes to")
         term.keys("Escape")
         wait_until(lambda: term.screen() == painted, 10, 0.2,

@@ -1,24 +1,36 @@
-"""What Textual draws again, through the real `tiki` in tmux: a change costs the rows that
-change, and what is drawn is what a whole redraw of the screen shows (the help opened and
-closed has Textual draw every cell again). Bytes counted as `bench/outer_bytes.py` counts
-them: `tmux pipe-pane -O` copies every byte the UI writes to its terminal."""
+"""What Textual draws again, through the real `tiki` in tmux: a change costs the pieces that
+change, and what is drawn is what a whole redraw of the screen shows (prefix R draws every
+cell again). Bytes counted as `bench/outer_bytes.py` counts them: `tmux pipe-pane -O` copies
+every byte the UI writes to its terminal."""
 
 from __future__ import annotations
 
+import subprocess
 import time
+from pathlib import Path
 
-from conftest import wait_until
 from tmux_outer import BASH, Outer, pytestmark  # noqa: F401
 
 
 def whole_redraw(outer: Outer, window: str) -> list[list[tuple[str, str]]]:
-    """Every cell of the window once Textual has drawn the whole screen again."""
-    outer.keys(window, "C-\\", "?")
-    outer.wait(window, "Every key goes to")
-    outer.keys(window, "Escape")
-    wait_until(lambda: "Every key goes to" not in outer.screen(window), 10, 0.1, what="the help to close")
+    """Every cell of the window once the UI has drawn the whole screen again (prefix R)."""
+    outer.settled(window)
+    outer.keys(window, "C-\\", "R")
+    time.sleep(0.5)
     outer.settled(window)
     return outer.cells(window, outer.cols)
+
+
+def bytes_written(outer: Outer, window: str, tmp_path: Path, label: str, action: object, wait: float = 0.5) -> int:
+    """What the UI in `window` writes to its terminal while `action()` runs and `wait` seconds
+    after."""
+    received = tmp_path / f"{label}.bytes"
+    outer.tmux("pipe-pane", "-O", "-t", window, f"cat > '{received}'")
+    time.sleep(0.3)  # (tmux's pipe is open before the keys go)
+    action()  # type: ignore[operator]
+    time.sleep(wait)
+    outer.tmux("pipe-pane", "-t", window)
+    return received.stat().st_size if received.exists() else 0
 
 
 def without_blink(outer: Outer, window: str, cells: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
@@ -41,15 +53,59 @@ def test_the_keyboard_to_the_panel_and_back_draws_what_changed(tiki_env, tmp_pat
         outer.wait(window, "CHT: type into")
         for label in ("to the panel", "back to the tab"):
             outer.settled(window)
-            received = tmp_path / f"{label}.bytes"
-            outer.tmux("pipe-pane", "-O", "-t", window, f"cat > '{received}'")
-            time.sleep(0.3)  # (tmux's pipe is open before the keys go)
-            outer.keys(window, "C-\\", "a")
-            time.sleep(0.5)
+            written = bytes_written(outer, window, tmp_path, label, lambda: outer.keys(window, "C-\\", "a"))
             painted = outer.cells(window, outer.cols)
-            outer.tmux("pipe-pane", "-t", window)
-            written = received.stat().st_size if received.exists() else 0
             assert written < 3000, (label, written)
             assert without_blink(outer, window, painted) == without_blink(outer, window, whole_redraw(outer, window)), label
     finally:
         outer.close()
+
+
+def test_the_start_writes_each_piece_of_the_screen_once(tiki_env, tmp_path):
+    """A UI starting (or attaching) drew the screen about three times over: Textual lays it out
+    and draws it, redraws the main area, then the whole screen again once it is resumed --
+    28,787 bytes at 120x36, where a tmux client attaching writes ~1,000 (a user over SSH pays
+    for each). Each piece is written once now, default blanks erased."""
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        window = "w0"
+
+        def start() -> None:
+            outer.start_ui(tmp_path / "ws.toml", BASH)
+            outer.wait(window, "CHT: type into")
+            outer.wait(window, "idle")
+
+        written = bytes_written(outer, window, tmp_path, "start", start, wait=1.0)
+        painted = outer.cells(window, outer.cols)
+        assert written < 12_000, written
+        assert without_blink(outer, window, painted) == without_blink(outer, window, whole_redraw(outer, window))
+    finally:
+        outer.close()
+
+
+def test_prefix_R_draws_over_what_something_else_wrote(tiki_env, tmp_path):
+    """The UI writes only what changed, so what another program writes on its terminal (a
+    `wall` message, a background job's output) would stay until those cells change: prefix R
+    draws every cell again, the dialogs' screen and the one behind too."""
+    outer = Outer(tiki_env, 120, 36)
+    try:
+        window = "w0"
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.wait(window, "CHT: type into")
+        clean = without_blink(outer, window, whole_redraw(outer, window))
+        tty = outer.tmux("display-message", "-p", "-t", window, "#{pane_tty}").strip()
+        for row in (3, 20, 35):  # the tab, the panel, the panel's input line
+            subprocess.run(["sh", "-c", f"printf '\\033[{row};50HBROADCAST-FROM-ELSEWHERE' > {tty}"], check=True)
+        outer.wait(window, "BROADCAST-FROM-ELSEWHERE")
+        assert without_blink(outer, window, whole_redraw(outer, window)) == clean
+        assert "BROADCAST" not in outer.screen(window)
+        # the same under a dialog (the help): around it, the screen behind is drawn again too
+        outer.keys(window, "C-\\", "?")
+        outer.wait(window, "Every key goes to")
+        under_help = without_blink(outer, window, whole_redraw(outer, window))
+        subprocess.run(["sh", "-c", f"printf '\\033[2;2HBROADCAST-FROM-ELSEWHERE' > {tty}"], check=True)
+        outer.wait(window, "BROADCAST-FROM-ELSEWHERE")
+        assert without_blink(outer, window, whole_redraw(outer, window)) == under_help
+    finally:
+        outer.close()
+

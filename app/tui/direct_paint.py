@@ -36,6 +36,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .outer_cells import trailing_blanks
+
 
 def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list[Region]:
     """Write `lines` -- (row in the view, its segments as the view renders them, as wide as the
@@ -124,8 +126,11 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
     color_system = app.console._color_system or ColorSystem.TRUECOLOR
     render = Strip.render_style
     cache = view._styles_cache
+    outer_cells = getattr(app, "outer_cells", None)  # (what Textual's updates take as shown: not these rows now)
     if moved is not None:
         cache.set_dirty(moved)
+        if outer_cells is not None:
+            outer_cells.forget(region.x, region.right, range(region.y + moved.y, region.y + moved.bottom))
     parts = [head]
     for row, segments in todo:
         if not 0 <= row < height:
@@ -136,7 +141,7 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
         for line_filter in filters:  # the view's, as the compositor applies them (Strip.apply_filter)
             segments = line_filter.apply(segments, background)
         parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H")
-        blanks = _trailing_blanks(segments)
+        blanks = trailing_blanks(segments, color_system)
         parts.extend(text if style is None else render(style, text, color_system)
                      for text, style, _control in segments[:len(segments) - bool(blanks)])  # as Strip.render
         if blanks:
@@ -144,6 +149,8 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
             # reset), for 4-6 bytes instead of a blank each -- beside the panel a scrolling
             # tab's rows are all written again every frame. ECH does not move the cursor.
             parts.append(f"\x1b[{blanks}X")
+    if outer_cells is not None:
+        outer_cells.forget(region.x, region.right, [region.y + row for row, _segments in todo])
     x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
     parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does
@@ -152,15 +159,6 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
     finally:
         app._end_update()
     driver.flush()
-
-
-def _trailing_blanks(segments: Sequence[Segment]) -> int:
-    """How many default blanks end the row (its last segment, unstyled and all spaces), when
-    erasing them is shorter than writing them; else 0."""
-    if not segments:
-        return 0
-    text, style, control = segments[-1]
-    return len(text) if style is None and not control and len(text) > 6 and not text.strip(" ") else 0
 
 
 def _plain(view: Widget) -> bool:

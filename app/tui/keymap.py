@@ -42,6 +42,7 @@ COMMANDS: tuple[PrefixCommand, ...] = (
     PrefixCommand("[", "scrollback_mode", "Scrollback mode", "move through history with keys; / ? search, n N "
                   "again, v select, y or Enter copy; q or Escape back to the live screen"),
     PrefixCommand("]", "paste_buffer", "Paste", "paste the text copied last (a drag, or scrollback mode)"),
+    PrefixCommand("R", "redraw", "Redraw screen", "draw every cell of the screen again (something else wrote over it)"),
     PrefixCommand("?", "help", "Help", "this help"),
     PrefixCommand(":", "command_palette", "Command palette", "every command, searchable"),
     PrefixCommand("d", "detach", "Detach", "leave the UI; the tabs keep running (`tiki` attaches again)"),

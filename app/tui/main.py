@@ -29,6 +29,7 @@ from .keys import key_to_bytes
 from .main_screen import MainScreen
 from .messages import Detached, PrefixKey, PrefixPending, TypedToTab
 from .notify import Notifier
+from .outer_cells import OuterCells, TrimmedDisplay
 from .tab_bar import TabBar
 from .terminal_cursor import TerminalCursor
 from .terminal_view import TerminalView
@@ -41,7 +42,7 @@ keep_shown()  # (toasts cost their own rows, not the screen's)
 KEYS_BEFORE_WAIT = 0.5
 
 
-class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bindings=False):
+class TikiApp(TrimmedDisplay, TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bindings=False):
     # No bindings at all: every key belongs to the program in the tab, except the prefix.
     CSS_PATH = "../../assets/tiki.tcss"
     TITLE = "tikitaka"
@@ -67,6 +68,7 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
         self._wanted: int | None = None  # a tab to show as soon as the tab list has it
         self.frames = FrameInbox()  # screen frames from the host not drawn yet, one per tab
         self.notifier = Notifier(self)
+        self.outer_cells = OuterCells()  # what Textual's whole-screen updates need not write again
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(id="_default")
@@ -102,15 +104,23 @@ class TikiApp(TerminalCursor, Clipboard, Commands, HostEvents, App, inherit_bind
             self.panel.write(note, "yellow")
         self._ui_ready = True  # from here on, theme changes are the user's: persist them
         self._on_signals()
-        self.app_resume_signal.subscribe(self, self._redraw_all)
+        self.app_resume_signal.subscribe(self, self.action_redraw)
 
-    def _redraw_all(self, _app: object = None) -> None:
-        """Back from a stop (SIGTSTP, then `fg`): the terminal was the shell's meanwhile, so every
-        widget draws again -- Textual's compositor thinks what it drew before is still there."""
-        for widget in self.screen.walk_children(with_self=True):
-            widget.refresh()
+    def action_redraw(self, _app: object = None) -> None:
+        """Every cell drawn again: back from a stop (SIGTSTP, then `fg`), when the terminal was
+        the shell's meanwhile, or asked for (prefix R) when something else wrote over the screen
+        -- a `wall` message, say. Textual's compositor, and `outer_cells`, take what they drew
+        before as still there."""
+        self.outer_cells.reset()
+        for screen in self.screen_stack:  # (under a dialog too: the screen behind shows around it)
+            for widget in screen.walk_children(with_self=True):
+                widget.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
+        # The terminal may have cut what it showed (xterm cuts its rows when narrowed), also
+        # when it is back at the size the UI drew at before it could draw the narrow one --
+        # which Textual takes as no change at all: everything is drawn again, once.
+        self.action_redraw()
         self.apply_panel(event.size.width)
 
     def _on_signals(self) -> None:
