@@ -27,16 +27,15 @@ terminal can scroll the view's columns alone (`outer_margins`).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.segment import Segment
 from textual.geometry import Region
-from textual.strip import Strip
 from textual.widget import Widget
 
-from .outer_cells import trailing_blanks
+from .outer_cells import segments_text
 
 
 def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list[Region]:
@@ -60,7 +59,7 @@ def paint_rows(view: Widget, lines: Sequence[tuple[int, list[Segment]]]) -> list
         todo.append((row, segments))
     if not todo:
         return every
-    _write(view, "", todo)
+    _write(view, "", todo, cropped=free)
     return rest
 
 
@@ -113,7 +112,8 @@ def _free(view: Widget) -> dict[int, int] | None:
     return free_widths(view, region) if region and _plain(view) else None
 
 
-def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], moved: Region | None = None) -> None:
+def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], moved: Region | None = None,
+           cropped: Collection[int] = ()) -> None:
     """`head` (a scroll), then the rows `todo` rendered as the compositor would, in one
     synchronized update; the compositor's copy of those rows (and of `moved`) is stale after."""
     app = view.app
@@ -124,9 +124,8 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
     _base, background = view.background_colors
     filters = view.get_line_filters()
     color_system = app.console._color_system or ColorSystem.TRUECOLOR
-    render = Strip.render_style
     cache = view._styles_cache
-    outer_cells = getattr(app, "outer_cells", None)  # (what Textual's updates take as shown: not these rows now)
+    outer_cells = getattr(app, "outer_cells", None)  # (what the terminal shows, for Textual's updates)
     if moved is not None:
         cache.set_dirty(moved)
         if outer_cells is not None:
@@ -140,17 +139,16 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
         cache.set_dirty(Region(0, row, width, 1))
         for line_filter in filters:  # the view's, as the compositor applies them (Strip.apply_filter)
             segments = line_filter.apply(segments, background)
-        parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H")
-        blanks = trailing_blanks(segments, color_system)
-        parts.extend(text if style is None else render(style, text, color_system)
-                     for text, style, _control in segments[:len(segments) - bool(blanks)])  # as Strip.render
-        if blanks:
-            # Erased, not written: the same default cells (each styled piece ends with a
-            # reset), for 4-6 bytes instead of a blank each -- beside the panel a scrolling
-            # tab's rows are all written again every frame. ECH does not move the cursor.
-            parts.append(f"\x1b[{blanks}X")
-    if outer_cells is not None:
-        outer_cells.forget(region.x, region.right, [region.y + row for row, _segments in todo])
+        # (Default blanks at the end erased, not written: 4-6 bytes instead of a blank each --
+        # beside the panel a scrolling tab's rows are all written again every frame.)
+        text, _erased = segments_text(segments, color_system)
+        parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H{text}")
+        if outer_cells is None:
+            continue
+        if row in cropped:
+            outer_cells.forget(region.x, region.right, (region.y + row,))
+        else:  # (what the compositor's own drawing of the row would write: not written again)
+            outer_cells.wrote(region.y + row, region.x, region.right, text)
     x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
     parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does

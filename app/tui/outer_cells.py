@@ -10,8 +10,8 @@ part of a row) its updates wrote, and writes a piece again only where it differs
 trailing default blanks are erased (ECH) rather than written, as the view's own rows are
 (`direct_paint`): default cells need no background-colour erase from the terminal.
 
-Whatever else writes cells makes the pieces it covers unknown again: the view's own paints and
-scrolls (`forget`); a resize or a resume from a stop, after which the terminal may show
+Whatever else writes cells says so: the view's own paint of a row is a piece too (`wrote`); its
+scroll, and a row it paints only in part, make the pieces there unknown (`forget`), as do a resize or a resume from a stop, after which the terminal may show
 anything, and prefix R, for what another program wrote there (`reset`). An unknown piece is
 written.
 """
@@ -65,6 +65,12 @@ class OuterCells:
         self.rows.clear()
         self.size = None
 
+    def wrote(self, y: int, x: int, end: int, text: str) -> None:
+        """Something else wrote `text` over columns `x` to `end` of row `y` (the view's own paint
+        of a row): a piece, as if an update had written it."""
+        self._forget_row(y, x, end)
+        self.rows.setdefault(y, {})[x] = (end, text)
+
     def forget(self, x1: int, x2: int, rows: Iterable[int]) -> None:
         """Columns `x1` to `x2` of `rows` were written by something else (the view's own paint)."""
         for y in rows:
@@ -90,10 +96,8 @@ class OuterCells:
             if not width:
                 continue
             text, erased = piece_text(strip, console)
-            known = self.rows.setdefault(y, {})
-            if known.get(x) != (x + width, text):
-                self._forget_row(y, x, x + width)
-                known[x] = (x + width, text)
+            if self.rows.get(y, {}).get(x) != (x + width, text):
+                self.wrote(y, x, x + width, text)
                 writes.append((y, x, width, text, erased))
         return Pieces(writes)
 
@@ -138,16 +142,23 @@ class TrimmedDisplay:
 
 
 def piece_text(strip: Strip, console: Console) -> tuple[str, bool]:
-    """A piece as the terminal gets it, and whether it ends in an erase (which leaves the cursor
-    where the blanks begin): its default blanks at the end erased, not written."""
+    """A piece as the terminal gets it, and whether it ends in an erase (`segments_text`)."""
     color_system = console._color_system or ColorSystem.TRUECOLOR  # (as `Strip.render` takes it)
     segments: Sequence[Segment] = list(strip)
+    if not trailing_blanks(segments, color_system):
+        return strip.render(console), False  # (cached by the strip, which Textual keeps)
+    return segments_text(segments, color_system)
+
+
+def segments_text(segments: Sequence[Segment], color_system: ColorSystem) -> tuple[str, bool]:
+    """`segments` as the terminal gets them (each styled run ends with a reset, as
+    `Strip.render` writes them), and whether they end in an erase: their default blanks at the
+    end erased, not written -- which leaves the cursor where the blanks begin."""
     blanks = trailing_blanks(segments, color_system)
-    if not blanks:
-        return strip.render(console), False
     render = Strip.render_style
-    head = "".join(text if style is None else render(style, text, color_system) for text, style, _ in segments[:-1])
-    return f"{head}\x1b[{blanks}X", True
+    text = "".join(text if style is None else render(style, text, color_system)
+                   for text, style, _control in segments[:len(segments) - bool(blanks)])
+    return (f"{text}\x1b[{blanks}X", True) if blanks else (text, False)
 
 
 def trailing_blanks(segments: Sequence[Segment], color_system: ColorSystem) -> int:
@@ -163,4 +174,4 @@ def trailing_blanks(segments: Sequence[Segment], color_system: ColorSystem) -> i
     return len(text)
 
 
-__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "piece_text", "trailing_blanks"]
+__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "piece_text", "segments_text", "trailing_blanks"]
