@@ -25,8 +25,15 @@ class TerminalReads:
         `ScreenUpdate` (on the notifier thread; it must not block). Returns a full snapshot to
         start from (updates carry serials: one older than the snapshot is stale)."""
         with self._drawn() as screen:
+            first = not self._watchers
             self._watchers = (*self._watchers, callback)
-            return screen.snapshot()
+            snapshot = screen.snapshot()
+            if first:
+                # The snapshot holds every row: changes made before it are nobody's to send (the
+                # resize to the UI's size just before it marks every row: the UI got the same
+                # screen twice and painted a tab shown for the first time twice).
+                screen.take_dirty()
+            return snapshot
 
     def unwatch(self, callback: Any) -> None:
         with self._lock:
