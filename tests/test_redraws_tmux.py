@@ -135,3 +135,67 @@ def test_a_tab_shown_for_the_first_time_is_painted_once(tiki_env, tmp_path):
             assert (tmp_path / f"{name}.bytes").read_bytes().count(f"{name} row 30".encode()) == 1, name
     finally:
         outer.close()
+
+
+def test_what_the_ui_writes_is_what_a_whole_redraw_shows_after_each_action(tiki_env, tmp_path):
+    """The UI writes only the pieces it takes as changed (app/tui/outer_cells.py): after each
+    thing a user does -- dialogs opened, typed into and closed, the panel moved, the zoom, a
+    flood, scrollback mode, vim's wide characters, another tab -- the screen is cell for cell
+    what every cell drawn again (prefix R) shows."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("".join(f"line {i} 한국어 日本語 🎉 end\n" for i in range(80)))
+    bash = '"bash", "--norc", "--noprofile"'
+    workspace = (f'[[tab]]\nname = "sh"\ncommand = [{bash}]\n'
+                 f'[[tab]]\nname = "vim"\ncommand = ["vim", "-u", "NONE", "{notes}"]\n')
+    outer = Outer(tiki_env, 140, 45)
+    window = "w0"
+    differ: list[str] = []
+
+    def after(label: str, *keys: str, text: str | None = None, wait: float = 0.6) -> None:
+        if text is not None:
+            outer.literal(window, text)
+        if keys:
+            outer.keys(window, *keys)
+        time.sleep(wait)
+        outer.settled(window)
+        painted = without_blink(outer, window, outer.cells(window, outer.cols))
+        redrawn = without_blink(outer, window, whole_redraw(outer, window))
+        # (Not the tab bar, row 0: the tabs' states change as they like -- vim's tab is busy a
+        # moment after it is shown. Nor one cell alone whose character stayed: an input line's
+        # blinking cursor, in a dialog or the panel.)
+        cells = [(row, col, painted[row][col], redrawn[row][col]) for row in range(1, len(painted))
+                 for col in range(len(painted[row])) if painted[row][col] != redrawn[row][col]]
+        if len(cells) > 1 or cells and cells[0][2][0] != cells[0][3][0]:
+            differ.append(f"{label}: {len(cells)} cells, {cells[:4]}")
+
+    try:
+        outer.start_ui(tmp_path / "ws.toml", workspace)
+        outer.wait(window, "CHT: type into")
+        after("the start")
+        after("coloured output", text="ls --color=always -la /usr/bin | head -60; echo listed", wait=0.1)
+        after("its Enter", "Enter", wait=1.0)
+        after("vim's tab", "C-\\", "2", wait=1.5)
+        after("vim paged and split", "C-f", ":", "split", "Enter")
+        after("back to the shell", "C-\\", "l")
+        after("the help", "C-\\", "?")
+        after("the help closed", "Escape")
+        after("the new-tab dialog", "C-\\", "c")
+        after("a field of it typed into", "Tab", text="abc")
+        after("the dialog closed", "Escape")
+        after("the panel's input", "C-\\", "a", text="hello there")
+        after("the panel's mode", "BTab")
+        after("the keyboard back", "C-\\", "a")
+        after("the panel below", "C-\\", "z")
+        after("the panel hidden", "C-\\", "z")
+        after("the panel right", "C-\\", "z")
+        after("the zoom", "C-\\", "f")
+        after("a flood zoomed", text="seq 1 3000", wait=0.1)
+        after("its Enter", "Enter", wait=2.0)
+        after("the zoom left", "C-\\", "f")
+        after("scrollback mode, up", "C-\\", "[", "PageUp", "PageUp")
+        after("scrollback mode left", "q")
+        after("the palette", "C-\\", ":", text="zoo")
+        after("the palette closed", "Escape")
+        assert not differ, differ
+    finally:
+        outer.close()
