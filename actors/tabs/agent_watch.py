@@ -3,9 +3,10 @@
 One `TabAgent` per terminal actor. Its thread (`tab:N.detector`, under the host's supervisor)
 sleeps until the screen changed, a quiet-period rule comes due (`recheck_at`) or the echo
 window after input closed (`look_again_at`), evaluates the tab's rules (terminals/agent_state)
-at most ~10 times a second however busy the tab is, and publishes what changed: `AgentStateChanged` for every new state, and `AgentNotice` when the
-user should hear of it ([notify] in config.toml): the tab entered `waiting`, it went from
-`working` to `idle` after working a while, or its program printed a notification of its own.
+at most ~10 times a second however busy the tab is, and publishes what changed:
+`AgentStateChanged` for every new state, and `AgentNotice` when the user should hear of it
+([notify] in config.toml): the tab entered `waiting`, it went from `working` to `idle` after
+working a while, or its program printed a notification of its own.
 Every tab is watched, shown or not; the detector (and what it remembers) is replaced when the
 tab restarts, so nothing from the old program leaks into the new one's state.
 

@@ -115,7 +115,9 @@ def _free(view: Widget) -> dict[int, int] | None:
 def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], moved: Region | None = None,
            cropped: Collection[int] = ()) -> None:
     """`head` (a scroll), then the rows `todo` rendered as the compositor would, in one
-    synchronized update; the compositor's copy of those rows (and of `moved`) is stale after."""
+    synchronized update; the compositor's copy of those rows (and of `moved`) is stale after,
+    and the app's record of what the terminal shows (`outer_cells`) has them (`cropped`: rows
+    written only in part, which it forgets)."""
     app = view.app
     driver = app._driver
     assert driver is not None

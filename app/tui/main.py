@@ -68,7 +68,7 @@ class TikiApp(TrimmedDisplay, TerminalCursor, Clipboard, Commands, HostEvents, A
         self._wanted: int | None = None  # a tab to show as soon as the tab list has it
         self.frames = FrameInbox()  # screen frames from the host not drawn yet, one per tab
         self.notifier = Notifier(self)
-        self.outer_cells = OuterCells()  # what Textual's whole-screen updates need not write again
+        self.outer_cells = OuterCells()  # what the terminal shows: Textual's updates write what differs
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(id="_default")
