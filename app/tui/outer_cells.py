@@ -128,15 +128,15 @@ class TrimmedDisplay:
 
     def _display(self, screen: Any, renderable: Any) -> None:
         app: Any = self
-        # (as `App._display` decides whether it writes at all: an update it drops changes nothing)
-        writes = (not app._batch_count and app._running and not app._closed and not app.is_headless
-                  and app._driver is not None and not app._driver.is_inline)
-        if writes and isinstance(renderable, (LayoutUpdate, ChopsUpdate)):
-            try:
+        try:
+            # (as `App._display` decides whether it writes at all: an update it drops changes nothing)
+            writes = (not app._batch_count and app._running and not app._closed and not app.is_headless
+                      and app._driver is not None and not app._driver.is_inline)
+            if writes and isinstance(renderable, (LayoutUpdate, ChopsUpdate)):
                 renderable = self.outer_cells.trim(renderable, app.console)
-            except (AttributeError, TypeError, ValueError):  # (Textual's updates changed shape: its own way)
+            elif writes and renderable is not None:
                 self.outer_cells.reset()
-        elif writes and renderable is not None:
+        except (AttributeError, TypeError, ValueError):  # (Textual's insides moved: its own way, all of it)
             self.outer_cells.reset()
         super()._display(screen, renderable)  # type: ignore[misc]
 
