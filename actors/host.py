@@ -180,16 +180,23 @@ class Host:
         hub = UiHub(self)  # attached UIs (ui.attach sessions)
         self.add_service("ui", hub)
         hub.start()
-        self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self)
+        self._ipc = IpcServerActor.start(self.socket_path, HANDLERS, self, bound=self._note_record)
         self._endpoint = endpoint.identity(self.socket_path)
-        # Only once the socket is this host's: a host started at the same moment that lost the
-        # race for it must not write over the winner's record (and remove it as it stops).
+        self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
+
+    def _note_record(self) -> None:
+        """The host's record (host_record), written once the socket is this host's -- a host
+        started at the same moment that lost the race for it must not write over the winner's
+        record (and remove it as it stops) -- and before any client is answered: a client asks
+        the record whether the host is stopped, and one answered before it was written (a host
+        stopped right after its first answer) waited out its whole question instead (CI)."""
+        if self.workspace_path is None:
+            return  # (resolved before the socket is: not so only in a host that never started)
         try:  # until a clean stop (see host_record); without it the host runs on, unable to be restored
             host_record.note(self.socket_path, self.workspace_path)
             self._noted = True
         except OSError as exc:
             self.supervisor.report("host_record", exc)
-        self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
     def _agent_rules(self) -> AgentConfig:
         """The agent-state rules, loaded once for every tab. A broken user file is left out (its

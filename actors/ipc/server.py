@@ -75,7 +75,8 @@ class _Slots:
 
 
 class IpcServerActor(pykka.ThreadingActor):
-    def __init__(self, path: Path, handlers: dict[str, tuple[ops.Op, Handler]], host: Any) -> None:
+    def __init__(self, path: Path, handlers: dict[str, tuple[ops.Op, Handler]], host: Any,
+                 bound: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.path = path
         self._handlers = handlers
@@ -84,6 +85,8 @@ class IpcServerActor(pykka.ThreadingActor):
         # Bound here, in the caller's thread: a failure reaches Host.start as an EndpointError.
         self._listener, self._auth = listen(path)
         self.endpoint = identity(path)  # what `release` removes at the end, and nothing else
+        if bound is not None:  # the socket is this host's, and no client has been answered yet
+            bound()
         self._endpoint_trouble: str | None = None  # said once, until the endpoint is fine again
         self._acceptor = Acceptor(self._listener, self._auth, self._dispatch,
                                   lambda exc: self._supervisor.report("ipc.connection", exc),
