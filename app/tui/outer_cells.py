@@ -11,9 +11,9 @@ trailing default blanks are erased (ECH) rather than written, as the view's own 
 (`direct_paint`): default cells need no background-colour erase from the terminal.
 
 Whatever else writes cells says so: the view's own paint of a row is a piece too (`wrote`); its
-scroll, and a row it paints only in part, make the pieces there unknown (`forget`), as do a resize or a resume from a stop, after which the terminal may show
-anything, and prefix R, for what another program wrote there (`reset`). An unknown piece is
-written.
+scroll, and a row it paints only in part, make the pieces there unknown (`forget`); so do a
+resize and a resume from a stop, after which the terminal may show anything, and prefix R, for
+what another program wrote there (`reset`). An unknown piece is written.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ class Pieces(CompositorUpdate):
 
 
 class OuterCells:
+    """The pieces the terminal shows, row by row (the UI's thread only)."""
+
     def __init__(self) -> None:
         # per row: the pieces the terminal shows, as an update wrote them, by column:
         # column -> (end column, terminal text)
@@ -72,7 +74,8 @@ class OuterCells:
         self.rows.setdefault(y, {})[x] = (end, text)
 
     def forget(self, x1: int, x2: int, rows: Iterable[int]) -> None:
-        """Columns `x1` to `x2` of `rows` were written by something else (the view's own paint)."""
+        """Columns `x1` to `x2` of `rows` changed in a way not recorded (the view scrolled, or painted
+        a row in part): unknown."""
         for y in rows:
             self._forget_row(y, x1, x2)
 
