@@ -9,6 +9,7 @@ import json
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 from tmux_outer import BASH, Outer, pytestmark  # noqa: F401
 
@@ -22,13 +23,14 @@ def whole_redraw(outer: Outer, window: str) -> list[list[tuple[str, str]]]:
     return outer.cells(window, outer.cols)
 
 
-def bytes_written(outer: Outer, window: str, tmp_path: Path, label: str, action: object, wait: float = 0.5) -> int:
+def bytes_written(outer: Outer, window: str, tmp_path: Path, label: str, action: Callable[[], object],
+                  wait: float = 0.5) -> int:
     """What the UI in `window` writes to its terminal while `action()` runs and `wait` seconds
     after."""
     received = tmp_path / f"{label}.bytes"
     outer.tmux("pipe-pane", "-O", "-t", window, f"cat > '{received}'")
     time.sleep(0.3)  # (tmux's pipe is open before the keys go)
-    action()  # type: ignore[operator]
+    action()
     time.sleep(wait)
     outer.tmux("pipe-pane", "-t", window)
     return received.stat().st_size if received.exists() else 0
