@@ -201,6 +201,17 @@ class Commands:
         if not Palette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(Palette(id="--command-palette"))  # type: ignore[attr-defined]
 
+    def action_redraw(self, _app: object = None) -> None:
+        """Every cell drawn again: back from a stop (SIGTSTP, then `fg`), when the terminal was
+        the shell's meanwhile, or asked for (prefix R) when something else wrote over the screen
+        -- a `wall` message, say. Textual's compositor, and `outer_cells`, take what they drew
+        before as still there."""
+        self.outer_cells.reset()  # type: ignore[attr-defined]
+        # (under a dialog too: the screen behind shows around it)
+        for screen in self.screen_stack:  # type: ignore[attr-defined]
+            for widget in screen.walk_children(with_self=True):
+                widget.refresh()
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.prefix_name))  # type: ignore[attr-defined]
 

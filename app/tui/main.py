@@ -106,16 +106,6 @@ class TikiApp(TrimmedDisplay, TerminalCursor, Clipboard, Commands, HostEvents, A
         self._on_signals()
         self.app_resume_signal.subscribe(self, self.action_redraw)
 
-    def action_redraw(self, _app: object = None) -> None:
-        """Every cell drawn again: back from a stop (SIGTSTP, then `fg`), when the terminal was
-        the shell's meanwhile, or asked for (prefix R) when something else wrote over the screen
-        -- a `wall` message, say. Textual's compositor, and `outer_cells`, take what they drew
-        before as still there."""
-        self.outer_cells.reset()
-        for screen in self.screen_stack:  # (under a dialog too: the screen behind shows around it)
-            for widget in screen.walk_children(with_self=True):
-                widget.refresh()
-
     def on_resize(self, event: events.Resize) -> None:
         # The terminal may have cut what it showed (xterm cuts its rows when narrowed), also
         # when it is back at the size the UI drew at before it could draw the narrow one --
