@@ -78,7 +78,11 @@ def test_zoom_gives_the_tab_the_whole_window_and_back(tiki_env, tmp_path):
             return int(line[0]), int(line[1])
 
         def becomes(expected: tuple[int, int]) -> None:  # (the resize reaches the tab soon after the key)
-            wait_until(lambda: size() == expected, 10, 0.2, what=f"the tab at {expected}")
+            seen: list[tuple[int, int]] = []
+            try:
+                wait_until(lambda: seen.append(size()) or seen[-1] == expected, 10, 0.2, what=f"the tab at {expected}")
+            except AssertionError as failed:  # (what it was instead, and what the UI shows: zoomed or not)
+                raise AssertionError(f"{failed}; sizes seen {seen[-3:]}; the screen:\n{outer.screen('w0')}") from None
 
         rows, cols = size()
         assert rows < 45 and cols < 140  # the tab bar above, the panel at the right
