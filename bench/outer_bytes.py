@@ -10,7 +10,7 @@ pipe-pane -O` copies every byte each window's program writes to its terminal, be
 it; the bytes are counted from the command's start until both have printed the last line.
 
     python bench/outer_bytes.py [--lines 200] [--rate 20] [--cols 140 --rows 45] [--panel hidden]
-                                [--outer xterm] [--smaller 100x30] [--beside]
+                                [--outer xterm] [--smaller 100x30] [--beside] [--claude SPEED]
 
 (`--panel`: where the agent panel docks -- right, bottom or hidden, as `ui.toml` remembers it;
 by default right at 120 columns and more, below that at the bottom. Where the view is as wide
@@ -23,6 +23,10 @@ the one used last, so the tab keeps its size and the smaller shows it panned (tm
 `window-size latest`; outer tmux only). `--beside`: the tmux client's pane is as wide and high as
 the tiki tab, with a second pane (an idle shell) beside it -- the like-for-like reference for
 a view beside the agent panel: the pane a user would otherwise run the CLI in, next to another.
+`--claude SPEED`: instead of lines, one turn of the Claude Code stand-in (the real program's
+screens and redraws: tests/standins/claude_standin.py, delays scaled by SPEED) -- ten ticks a
+second of its spinner and counter, for which it draws its whole input area again, 3 x SPEED
+seconds, the permission question (answered 1), 2 x SPEED more -- an agent at work, watched.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ def main() -> None:
     parser.add_argument("--smaller", metavar="COLSxROWS", help="count a second, smaller UI's bytes (outer tmux)")
     parser.add_argument("--beside", action="store_true",
                         help="the tmux reference's pane as large as the tab, beside a second pane")
+    parser.add_argument("--claude", type=float, metavar="SPEED",
+                        help="one turn of the Claude Code stand-in, its delays scaled by SPEED, instead of lines")
     args = parser.parse_args()
     if args.smaller and args.outer != "tmux":
         parser.error("--smaller needs --outer tmux")
@@ -77,32 +83,66 @@ def main() -> None:
             beside_the_tab(inner, env)
         time.sleep(1.0)  # (both idle)
         outer.count()
-        text = "x" * 60
-        command = (f'for i in $(seq 1 {args.lines}); do printf "line %5d: {text} end\\n" $i; '
-                   f'sleep {1 / args.rate:.4f}; done; echo STREAM-$((6*7))-DONE')
-        subprocess.run([TIKI, "terminal-send", "sh", command], env=env, capture_output=True, check=True)
-        inner.run("send-keys", "-t", "b", command, "Enter")
-        wait_for(lambda: all("STREAM-42-DONE" in outer.screen(w) for w in windows), args.lines / args.rate + 30)
+        printed = 0
+        if args.claude:
+            took = claude_turn(args.claude, env, inner, outer, list(windows))
+        else:
+            text = "x" * 60
+            command = (f'for i in $(seq 1 {args.lines}); do printf "line %5d: {text} end\\n" $i; '
+                       f'sleep {1 / args.rate:.4f}; done; echo STREAM-$((6*7))-DONE')
+            subprocess.run([TIKI, "terminal-send", "sh", command], env=env, capture_output=True, check=True)
+            inner.run("send-keys", "-t", "b", command, "Enter")
+            wait_for(lambda: all("STREAM-42-DONE" in outer.screen(w) for w in windows), args.lines / args.rate + 30)
+            printed = args.lines * 80
         time.sleep(0.5)
         sizes = outer.counted()
-        printed = args.lines * 80
         where = f", the panel {args.panel}" if args.panel else ""
-        print(f"{args.lines} lines of 80 characters, {args.rate:g} a second, in a {args.cols}x{args.rows} outer "
-              f"{args.outer}{where}")
+        what = (f"one turn of the Claude Code stand-in (speed {args.claude:g}: {5 * args.claude:g} s of spinner)"
+                if args.claude else f"{args.lines} lines of 80 characters, {args.rate:g} a second")
+        print(f"{what}, in a {args.cols}x{args.rows} outer {args.outer}{where}")
         if args.smaller:
             print(f"  the second, smaller ({args.smaller}) UI and tmux client, the larger used last:")
         if args.beside:
             print(f"  the tmux client's pane {inner.run('display-message', '-p', '-t', 'b', '#{pane_width}x#{pane_height}').strip()}"
                   ", beside a second pane")
         tiki_bytes, tmux_bytes = (next(v for k, v in sizes.items() if k.startswith(side)) for side in ("tiki", "tmux"))
-        print(f"  tiki UI      {tiki_bytes:>9,} bytes  ({tiki_bytes / printed:.1f} per byte printed)")
-        print(f"  tmux client  {tmux_bytes:>9,} bytes  ({tmux_bytes / printed:.1f} per byte printed)")
+        for label, count in (("tiki UI    ", tiki_bytes), ("tmux client", tmux_bytes)):
+            per = f"{count / printed:.1f} per byte printed" if printed else f"{count / took:,.0f} a second of the turn"
+            print(f"  {label}  {count:>9,} bytes  ({per})")
         print(f"  tiki / tmux: {tiki_bytes / max(1, tmux_bytes):.1f}x the bytes (no target)")
     finally:
         subprocess.run([TIKI, "shutdown"], env=env, capture_output=True)
         inner.close()
         outer.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def claude_turn(speed: float, env: dict[str, str], inner: Tmux, outer: Outer, windows: list[str]) -> float:
+    """One turn of the Claude Code stand-in in the tab and in the pane, each typed into as it
+    asks; how long the turn took (from its prompt's Enter to its last screen in both)."""
+    standin = Path(__file__).resolve().parent.parent / "tests" / "standins" / "claude_standin.py"
+    command = f"clear; python3 {standin} --speed {speed:g}"
+
+    def both(keys: str, enter: bool = False) -> None:
+        # (--now: the stand-in is an agent waiting for its user, which `terminal-send` would queue for)
+        typed = [TIKI, "terminal-send", "sh", "--now", "--literal", keys, *([] if enter else ["--no-enter"])]
+        subprocess.run(typed, env=env, capture_output=True, check=True)
+        inner.run("send-keys", "-t", "b", *([keys, "Enter"] if enter else ["-l", keys]))
+
+    outer.counted()  # (the stand-in's start is not the turn)
+    both(command, enter=True)
+    wait_for(lambda: all("? for shortcuts" in outer.screen(w) for w in windows), 20)
+    time.sleep(0.5)
+    outer.count()
+    both("make a demo directory")
+    time.sleep(0.3)
+    started = time.monotonic()
+    subprocess.run([TIKI, "terminal-key", "sh", "enter"], env=env, capture_output=True, check=True)
+    inner.run("send-keys", "-t", "b", "Enter")
+    wait_for(lambda: all("Do you want to proceed?" in outer.screen(w) for w in windows), 5 * speed + 20)
+    both("1")
+    wait_for(lambda: all("Worked for" in outer.screen(w) for w in windows), 5 * speed + 20)
+    return time.monotonic() - started
 
 
 def beside_the_tab(inner: Tmux, env: dict[str, str]) -> None:

@@ -6,7 +6,8 @@ An outer tmux server (COLSxROWS) has two windows: one for the real `tiki` UI, at
 background host with two bash tabs, the other for a tmux client attached to a second tmux
 server with two windows. Each inner tmux window is split in two, its first pane as large as a
 tiki tab and an idle shell beside it, as the agent panel is beside the tab (the like-for-like
-layout, `outer_bytes.py --beside`). Every tab and pane has printed the same 30 coloured lines.
+layout, `outer_bytes.py --beside`). Each tab has printed 30 coloured lines of its own, and its
+pane the same lines.
 `tmux pipe-pane -O` copies what each client writes to its terminal; each action is counted
 from its keys until both screens have settled (two looks 0.2 s apart agree).
 
@@ -39,7 +40,9 @@ from pathlib import Path
 
 from common import BIN, TIKI, Tmux, wait_for
 
-LINES = "for i in $(seq 1 30); do printf '\\033[3%dmrow %02d\\033[0m of the same coloured text\\n' $((i % 7 + 1)) $i; done"
+# (each tab's own: rows the terminal shows already are not written again, and two tabs of the
+# same lines would cost a switch nothing but the prompt)
+LINES = "for i in $(seq 1 30); do printf '\\033[3%dmrow %02d\\033[0m of tab {tab}, coloured text\\n' $((i % 7 + 1)) $i; done"
 ACTIONS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("next tab", ("C-\\", "n"), ("C-b", "n")),
     ("last tab", ("C-\\", "l"), ("C-b", "l")),
@@ -114,19 +117,20 @@ def one_run(args: argparse.Namespace) -> dict[str, tuple[int, int]]:
 
 
 def fill(inner: Tmux, env: dict[str, str]) -> None:
-    """The same lines in both tabs and both panes; each inner window split as the tab and the
-    panel beside it are. (After the UI attached: the tabs take its size.)"""
+    """Each tab's lines in it and in its pane; each inner window split as the tab and the panel
+    beside it are. (After the UI attached: the tabs take its size.)"""
     inner.run("new-window", "-d", "-t", "b:", "bash --norc --noprofile")
     for window in ("b:0", "b:1"):
         inner.run("split-window", "-h", "-d", "-t", f"{window}.0", "bash --norc --noprofile")
     time.sleep(0.5)
     for tab in ("a", "b"):
-        subprocess.run([TIKI, "terminal-send", tab, f"clear; {LINES}"], env=env, capture_output=True, check=True)
+        subprocess.run([TIKI, "terminal-send", tab, f"clear; {LINES.format(tab=tab)}"], env=env, capture_output=True,
+                       check=True)
     cells = subprocess.run([TIKI, "terminal-read", "a", "--cells", "--json"], env=env, capture_output=True, text=True)
     size = json.loads(cells.stdout)
-    for window in ("b:0", "b:1"):
+    for window, tab in (("b:0", "a"), ("b:1", "b")):
         inner.run("resize-pane", "-t", f"{window}.0", "-x", str(size["cols"]), "-y", str(size["rows"]))
-        inner.run("send-keys", "-t", f"{window}.0", f"clear; {LINES}", "Enter")
+        inner.run("send-keys", "-t", f"{window}.0", f"clear; {LINES.format(tab=tab)}", "Enter")
     inner.run("select-window", "-t", "b:0")
     wait_for(lambda: "row 30" in inner.run("capture-pane", "-p", "-t", "b:1.0"), 10)
     time.sleep(1.0)

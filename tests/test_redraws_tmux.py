@@ -139,6 +139,35 @@ def test_a_tab_shown_for_the_first_time_is_painted_once(tiki_env, tmp_path):
         outer.close()
 
 
+def test_rows_a_program_draws_again_unchanged_cost_nothing(tiki_env, tmp_path):
+    """An Ink CLI (Claude Code, Gemini CLI) draws its whole input area again at every tick of
+    its spinner: the host's frame holds every row it wrote, and the UI wrote each to its
+    terminal, ~4.5 KB a tick at 140x45 where one row changed (1.1x a tmux client's bytes,
+    bench/outer_bytes.py --claude). A row the terminal shows already is not written again."""
+    script = ("import time\n"
+              "for tick in range(1, 21):\n"
+              "    print('\\x1b[8;1H\\x1b[J' + 'spinner tick %02d' % tick + '\\r\\n' + '\\u2500' * 80 + '\\r\\n'\n"
+              "          + 'STILL-' + 'FOOTER the same every tick', end='', flush=True)\n"
+              "    time.sleep(0.1)\n")
+    (tmp_path / "ink.py").write_text(script)
+    outer = Outer(tiki_env, 140, 45)
+    try:
+        window = "w0"
+        outer.start_ui(tmp_path / "ws.toml", BASH)
+        outer.wait(window, "CHT: type into")
+        outer.literal(window, f"clear; python3 {tmp_path / 'ink.py'}; sleep 1000")
+        outer.settled(window)
+        written = tmp_path / "ink.bytes"
+        bytes_written(outer, window, tmp_path, "ink", lambda: (outer.keys(window, "Enter"), outer.wait(window, "tick 20")))
+        assert outer.screen(window).count("STILL-FOOTER") == 1
+        assert written.read_bytes().count(b"STILL-FOOTER") == 1  # (drawn by the first tick)
+        assert written.read_bytes().count(b"spinner tick") >= 5  # (the row that changes: drawn at each frame)
+        painted = outer.cells(window, outer.cols)
+        assert without_blink(outer, window, painted) == without_blink(outer, window, whole_redraw(outer, window))
+    finally:
+        outer.close()
+
+
 def test_what_the_ui_writes_is_what_a_whole_redraw_shows_after_each_action(tiki_env, tmp_path):
     """The UI writes only the pieces it takes as changed (app/tui/outer_cells.py): after each
     thing a user does -- dialogs opened, typed into and closed, the panel moved, the zoom, a

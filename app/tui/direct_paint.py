@@ -22,7 +22,9 @@ every row to it: the caller refreshes the rows `paint_rows` hands back.
 A tab that prints line after line scrolls every row, and each frame then holds all of them:
 `scroll_and_paint` has the terminal scroll the view's rows itself and writes only the rows the
 scroll did not bring, as a tmux client does, where the view is as wide as the terminal or the
-terminal can scroll the view's columns alone (`outer_margins`).
+terminal can scroll the view's columns alone (`outer_margins`). A row the terminal shows
+already, as `outer_cells` records it, is not written at all: an Ink CLI draws its whole input
+area again at each tick of its spinner, and the frame holds every row it drew.
 """
 
 from __future__ import annotations
@@ -144,13 +146,19 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
         # (Default blanks at the end erased, not written: 4-6 bytes instead of a blank each --
         # beside the panel a scrolling tab's rows are all written again every frame.)
         text, _erased = segments_text(segments, color_system)
-        parts.append(f"\x1b[{region.y + row + 1};{region.x + 1}H{text}")
+        y = region.y + row
+        if outer_cells is not None and row not in cropped and outer_cells.shows(y, region.x, region.right, text):
+            # The terminal shows the row already: a program that redraws what did not change
+            # (an Ink CLI -- Claude Code, Gemini -- rewrites its whole input area for each tick
+            # of its spinner) costs no bytes for it.
+            continue
+        parts.append(f"\x1b[{y + 1};{region.x + 1}H{text}")
         if outer_cells is None:
             continue
         if row in cropped:
-            outer_cells.forget(region.x, region.right, (region.y + row,))
+            outer_cells.forget(region.x, region.right, (y,))
         else:  # (what the compositor's own drawing of the row would write: not written again)
-            outer_cells.wrote(region.y + row, region.x, region.right, text)
+            outer_cells.wrote(y, region.x, region.right, text)
     x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
     parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does

@@ -10,10 +10,11 @@ part of a row) its updates wrote, and writes a piece again only where it differs
 trailing default blanks are erased (ECH) rather than written, as the view's own rows are
 (`direct_paint`): default cells need no background-colour erase from the terminal.
 
-Whatever else writes cells says so: the view's own paint of a row is a piece too (`wrote`); its
-scroll, and a row it paints only in part, make the pieces there unknown (`forget`); so do a
-resize and a resume from a stop, after which the terminal may show anything, and prefix R, for
-what another program wrote there (`reset`). An unknown piece is written.
+Whatever else writes cells says so: the view's own paint of a row is a piece too (`wrote`), and
+is skipped where the terminal shows it already (`shows`); its scroll, and a row it paints only
+in part, make the pieces there unknown (`forget`); so do a resize and a resume from a stop,
+after which the terminal may show anything, and prefix R, for what another program wrote there
+(`reset`). An unknown piece is written.
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ class OuterCells:
         self._forget_row(y, x, end)
         self.rows.setdefault(y, {})[x] = (end, text)
 
+    def shows(self, y: int, x: int, end: int, text: str) -> bool:
+        """Whether the terminal shows `text` over columns `x` to `end` of row `y` already."""
+        return self.rows.get(y, {}).get(x) == (end, text)
+
     def forget(self, x1: int, x2: int, rows: Iterable[int]) -> None:
         """Columns `x1` to `x2` of `rows` changed in a way not recorded (the view scrolled, or painted
         a row in part): unknown."""
@@ -99,7 +104,7 @@ class OuterCells:
             if not width:
                 continue
             text, erased = piece_text(strip, console)
-            if self.rows.get(y, {}).get(x) != (x + width, text):
+            if not self.shows(y, x, x + width, text):
                 self.wrote(y, x, x + width, text)
                 writes.append((y, x, width, text, erased))
         return Pieces(writes)
