@@ -120,21 +120,23 @@ def test_a_tab_shown_for_the_first_time_is_painted_once(tiki_env, tmp_path):
     same screen), and the UI painted the tab twice (3,980 bytes for a tab of 30 lines at
     140x45, where a tab shown before took 2,152)."""
     def tab(name: str) -> str:
-        lines = f"for i in $(seq 1 30); do printf '\\033[3%dm{name} row %02d\\033[0m coloured\\n' $((i % 7 + 1)) $i; done"
+        # (the row's mark, `b30-b`, is where it differs from the other tabs' rows: only the cells
+        # that differ from what the terminal shows are written)
+        lines = f"for i in $(seq 1 30); do printf '\\033[3%dm{name}%02d-{name} row\\033[0m coloured\\n' $((i % 7 + 1)) $i; done"
         command = json.dumps(["bash", "--norc", "--noprofile", "-c", f"{lines}; exec sleep 1000"])
         return f'[[tab]]\nname = "{name}"\ncommand = {command}\n'
 
     outer = Outer(tiki_env, 140, 45)
     try:
         window = "w0"
-        outer.start_ui(tmp_path / "ws.toml", "".join(tab(name) for name in "abcd"), ready="a row 30")
+        outer.start_ui(tmp_path / "ws.toml", "".join(tab(name) for name in "abcd"), ready="a30-a row")
         outer.wait(window, "CHT: type into")
         for number, name in ((2, "b"), (3, "c"), (4, "d")):  # each shown for the first time
             outer.settled(window)
             bytes_written(outer, window, tmp_path, name, lambda: outer.keys(window, "C-\\", str(number)))
-            assert f"{name} row 30" in outer.screen(window)
+            assert f"{name}30-{name} row" in outer.screen(window)
             # (the tab bar's states may change meanwhile: the tab's rows are what is counted)
-            assert (tmp_path / f"{name}.bytes").read_bytes().count(f"{name} row 30".encode()) == 1, name
+            assert (tmp_path / f"{name}.bytes").read_bytes().count(f"{name}30-{name}".encode()) == 1, name
     finally:
         outer.close()
 

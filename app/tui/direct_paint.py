@@ -147,18 +147,17 @@ def _write(view: Widget, head: str, todo: Sequence[tuple[int, list[Segment]]], m
         # beside the panel a scrolling tab's rows are all written again every frame.)
         text, _erased = segments_text(segments, color_system)
         y = region.y + row
-        if outer_cells is not None and row not in cropped and outer_cells.shows(y, region.x, region.right, text):
-            # The terminal shows the row already: a program that redraws what did not change
-            # (an Ink CLI -- Claude Code, Gemini -- rewrites its whole input area for each tick
-            # of its spinner) costs no bytes for it.
-            continue
-        parts.append(f"\x1b[{y + 1};{region.x + 1}H{text}")
-        if outer_cells is None:
-            continue
-        if row in cropped:
+        runs = None if outer_cells is None or row in cropped else outer_cells.paint(y, region.x, region.right, text,
+                                                                                    segments)
+        if runs is None:  # (written whole: a row of a flood, say, which is all new)
+            parts.append(f"\x1b[{y + 1};{region.x + 1}H{text}")
+        # The terminal shows the rest already: a program that draws again what did not change
+        # (an Ink CLI -- Claude Code, Gemini -- its whole input area at each tick of its
+        # spinner) costs no bytes for it.
+        for column, run in runs or ():
+            parts.append(f"\x1b[{y + 1};{column + 1}H{segments_text(run, color_system)[0]}")
+        if outer_cells is not None and row in cropped:
             outer_cells.forget(region.x, region.right, (y,))
-        else:  # (what the compositor's own drawing of the row would write: not written again)
-            outer_cells.wrote(y, region.x, region.right, text)
     x, y = app.screen.outer_size.clamp_offset(app.cursor_position)
     parts.append(f"\x1b[{y + 1};{x + 1}H")  # the terminal's cursor back where Textual keeps it (IME)
     app._begin_update()  # synchronized output, where the terminal has it, as Textual does

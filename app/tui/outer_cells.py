@@ -1,41 +1,43 @@
-"""What the outer terminal shows, piece by piece, so that Textual's updates write only the
-pieces that changed.
+"""What the outer terminal shows, cell by cell, so that the UI writes only the cells that change.
 
 Textual draws whole rows again, often the whole screen, where little or nothing changed: a UI
 starting (or attaching) drew the screen about three times over -- 28,787 bytes at 120x36,
 where a tmux client attaching to a shell writes ~1,000 -- and a dialog's focus change, the
 help, the panel moved or the zoom each wrote 16-33 KB at 140x45 (bench/README.md). A user
-attaching over SSH pays for each. So the app keeps, row by row, the pieces (chops: a widget's
-part of a row) its updates wrote, and writes a piece again only where it differs. A piece's
-trailing default blanks are erased (ECH) rather than written, as the view's own rows are
-(`direct_paint`): default cells need no background-colour erase from the terminal.
+attaching over SSH pays for each. So the app keeps, row by row, the cells (a character and its
+style) its updates wrote, and of each update writes the runs of cells that differ (two runs a
+few cells apart as one: placing the cursor costs bytes too), a run of one style as one piece of
+text. A run's trailing default blanks are erased (ECH) rather than written, as the view's own
+rows are (`direct_paint`): default cells need no background-colour erase from the terminal.
 
-Whatever else writes cells says so: the view's own paint of a row is a piece too (`wrote`), and
-is skipped where the terminal shows it already (`shows`); its scroll, and a row it paints only
-in part, make the pieces there unknown (`forget`); so do a resize and a resume from a stop,
-after which the terminal may show anything, and prefix R, for what another program wrote there
-(`reset`). An unknown piece is written.
+Whatever else writes cells says so: the view's own paint of a row is recorded too (`paint`),
+and is not written where the terminal shows it already; its scroll, and a row it paints only in
+part, make the cells there unknown (`forget`); so do a resize and a resume from a stop, after
+which the terminal may show anything, and prefix R, for what another program wrote there
+(`reset`). An unknown cell is written.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
+from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
+from rich.style import Style
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual.strip import Strip
 
-ERASE_FROM = 7  # default blanks at a piece's end erased from this many on (`ESC[nX` is 4-6 bytes)
+ERASE_FROM = 7  # default blanks at a run's end erased from this many on (`ESC[nX` is 4-6 bytes)
 
 
 class Pieces(CompositorUpdate):
-    """The pieces of an update that differ from what the terminal shows, each at its place:
-    what `App._display` writes instead of Textual's own update."""
+    """The runs of an update's cells that differ from what the terminal shows, each at its
+    place: what `App._display` writes instead of Textual's own update."""
 
     def __init__(self, writes: list[tuple[int, int, int, str, bool]]) -> None:
-        self.writes = writes  # (row, column, width, the piece's terminal text, ends in an erase)
+        self.writes = writes  # (row, column, width, the run's terminal text, ends in an erase)
 
     def render_segments(self, console: Console) -> str:
         parts: list[str] = []
@@ -54,60 +56,154 @@ class Pieces(CompositorUpdate):
         yield Segment(self.render_segments(console))  # (Textual only renders updates to text)
 
 
+Cell = tuple[str, Optional[Style]]  # a character and its zero-width marks ("" for a wide one's right half), its style
+GAP = 6  # equal cells between two changed runs written over, not skipped (placing the cursor costs 6-8 bytes)
+
+
 class OuterCells:
-    """The pieces the terminal shows, row by row (the UI's thread only)."""
+    """The cells the terminal shows, row by row (the UI's thread only)."""
 
     def __init__(self) -> None:
-        # per row: the pieces the terminal shows, as an update wrote them, by column:
-        # column -> (end column, terminal text)
-        self.rows: dict[int, dict[int, tuple[int, str]]] = {}
+        self.cells: dict[int, list[Cell | None]] = {}  # per row, by column; None: not known
+        # per row: the view's own paint of it (`paint`), kept as written -- its cells are only
+        # worked out when something else writes in that row (a frame of a flood costs no more)
+        self.painted: dict[int, tuple[int, int, str, Sequence[Segment]]] = {}
         self.size: tuple[int, int] | None = None  # the screen's, as the last whole update drew it
 
     def reset(self) -> None:
-        """The terminal may show anything now (resized, back from a stop): every piece is written."""
-        self.rows.clear()
+        """The terminal may show anything now (resized, back from a stop): every cell is written."""
+        self.cells.clear()
+        self.painted.clear()
         self.size = None
 
-    def wrote(self, y: int, x: int, end: int, text: str) -> None:
-        """Something else wrote `text` over columns `x` to `end` of row `y` (the view's own paint
-        of a row): a piece, as if an update had written it."""
-        self._forget_row(y, x, end)
-        self.rows.setdefault(y, {})[x] = (end, text)
-
-    def shows(self, y: int, x: int, end: int, text: str) -> bool:
-        """Whether the terminal shows `text` over columns `x` to `end` of row `y` already."""
-        return self.rows.get(y, {}).get(x) == (end, text)
+    def paint(self, y: int, x: int, end: int, text: str, segments: Sequence[Segment]) -> list[tuple[int, list[Segment]]] | None:
+        """The view paints `text` (from `segments`) over columns `x` to `end` of row `y`: None when
+        the row is to be written whole, else the runs of it that the terminal does not show yet
+        (none at all when its last paint there was the same). Taken as shown from here on."""
+        painted = self.painted.get(y)
+        if painted is not None and painted[:2] == (x, end):
+            if painted[2] == text:
+                return []
+            self.painted[y] = (x, end, text, segments)  # (over the same cells: the last paint's need no working out)
+            return None
+        # Something else drew in the row last (Textual, a dialog closing over the view): the
+        # cells are known, and only those that differ are written.
+        runs = self.changes(y, x, segments)
+        self.painted[y] = (x, end, text, segments)
+        return runs
 
     def forget(self, x1: int, x2: int, rows: Iterable[int]) -> None:
         """Columns `x1` to `x2` of `rows` changed in a way not recorded (the view scrolled, or painted
         a row in part): unknown."""
         for y in rows:
-            self._forget_row(y, x1, x2)
+            self._settle(y)
+            row = self.cells.get(y)
+            if row:
+                row[x1:x2] = [None] * len(row[x1:x2])
 
-    def _forget_row(self, y: int, x1: int, x2: int) -> None:
-        row = self.rows.get(y)
-        if row:
-            for x in [x for x, (end, _text) in row.items() if x < x2 and end > x1]:
-                del row[x]
+    def _settle(self, y: int) -> list[Cell | None]:
+        """Row `y`'s cells, the view's last paint of it worked in."""
+        row = self.cells.setdefault(y, [])
+        painted = self.painted.pop(y, None)
+        if painted is not None:
+            x, end, _text, segments = painted
+            cells = to_cells(segments)
+            _put(row, x, cells if cells is not None and len(cells) == end - x else [None] * (end - x))
+        return row
+
+    def changes(self, y: int, x: int, segments: Sequence[Segment]) -> list[tuple[int, list[Segment]]]:
+        """The runs of `segments`, to be written from column `x` of row `y`, that the terminal
+        does not show yet: (column, segments) each. They are taken as shown from here on."""
+        row = self._settle(y)
+        cells = to_cells(segments)
+        if cells is None:  # (a control segment: written whole, and not known after)
+            width = sum(segment.cell_length for segment in segments)
+            _put(row, x, [None] * width)
+            return [(x, list(segments))]
+        old = row[x:x + len(cells)]
+        differs = [index >= len(old) or old[index] is None or old[index] != cell for index, cell in enumerate(cells)]
+        for index, cell in enumerate(cells):  # (a wide character's two halves go together)
+            if cell[0] == "" and index and (differs[index] or differs[index - 1]):
+                differs[index] = differs[index - 1] = True
+        after = row[x + len(cells)] if x + len(cells) < len(row) else None
+        _put(row, x, cells)
+        runs: list[tuple[int, int]] = []
+        for index, changed in enumerate(differs):
+            if not changed:
+                continue
+            if runs and index - runs[-1][1] <= GAP:
+                runs[-1] = (runs[-1][0], index + 1)
+            else:
+                runs.append((index, index + 1))
+        for first, last in runs:  # (a wide character the terminal showed, cut by a run: it erases all of it)
+            start = old[first] if first < len(old) else None
+            if start is not None and start[0] == "" and x + first:
+                row[x + first - 1] = None
+            beyond = old[last] if last < len(old) else after
+            if beyond is not None and beyond[0] == "" and x + last < len(row):
+                row[x + last] = None
+        return [(x + first, _segments(cells[first:last])) for first, last in runs]
 
     def trim(self, update: LayoutUpdate | ChopsUpdate, console: Console) -> Pieces:
-        """The pieces of `update` the terminal does not show yet; they are taken as shown from
+        """The cells of `update` the terminal does not show yet; they are taken as shown from
         here on."""
         if isinstance(update, LayoutUpdate):
             size = (update.region.width, update.region.height)
             if size != self.size:
                 self.reset()
                 self.size = size
+        color_system = console._color_system or ColorSystem.TRUECOLOR  # (as `Strip.render` takes it)
         writes: list[tuple[int, int, int, str, bool]] = []
         for y, x, strip in _pieces(update):
-            width = strip.cell_length
-            if not width:
-                continue
-            text, erased = piece_text(strip, console)
-            if not self.shows(y, x, x + width, text):
-                self.wrote(y, x, x + width, text)
-                writes.append((y, x, width, text, erased))
+            for column, segments in self.changes(y, x, list(strip)):
+                text, erased = segments_text(segments, color_system)
+                writes.append((y, column, sum(segment.cell_length for segment in segments), text, erased))
         return Pieces(writes)
+
+
+def to_cells(segments: Sequence[Segment]) -> list[Cell] | None:
+    """`segments` cell by cell; None where a control segment or a mark with no character before
+    it makes that unclear."""
+    cells: list[Cell] = []
+    for text, style, control in segments:
+        if control:
+            return None
+        for char in text:
+            size = get_character_cell_size(char)
+            if size == 1:
+                cells.append((char, style))
+            elif size == 2:
+                cells += [(char, style), ("", style)]
+            elif cells:  # a zero-width mark joins the character before it
+                before, before_style = cells[-1 - (cells[-1][0] == "")]
+                if before_style != style:
+                    return None
+                cells[-1 - (cells[-1][0] == "")] = (before + char, style)
+            else:
+                return None
+    return cells
+
+
+def _put(row: list[Cell | None], x: int, cells: Sequence[Cell | None]) -> None:
+    if len(row) < x + len(cells):
+        row.extend([None] * (x + len(cells) - len(row)))
+    row[x:x + len(cells)] = cells
+
+
+def _segments(cells: Sequence[Cell]) -> list[Segment]:
+    """Cells as segments, a run of one style each."""
+    segments: list[Segment] = []
+    text: list[str] = []
+    style: Style | None = None
+    for char, cell_style in cells:
+        if text and cell_style != style:
+            segments.append(Segment("".join(text), style))
+            text = []
+        text.append(char)
+        style = cell_style
+    if text:
+        segments.append(Segment("".join(text), style))
+    return segments
 
 
 def _pieces(update: LayoutUpdate | ChopsUpdate) -> Iterator[tuple[int, int, Strip]]:
@@ -149,15 +245,6 @@ class TrimmedDisplay:
         super()._display(screen, renderable)  # type: ignore[misc]
 
 
-def piece_text(strip: Strip, console: Console) -> tuple[str, bool]:
-    """A piece as the terminal gets it, and whether it ends in an erase (`segments_text`)."""
-    color_system = console._color_system or ColorSystem.TRUECOLOR  # (as `Strip.render` takes it)
-    segments: Sequence[Segment] = list(strip)
-    if not trailing_blanks(segments, color_system):
-        return strip.render(console), False  # (cached by the strip, which Textual keeps)
-    return segments_text(segments, color_system)
-
-
 def segments_text(segments: Sequence[Segment], color_system: ColorSystem) -> tuple[str, bool]:
     """`segments` as the terminal gets them (each styled run ends with a reset, as
     `Strip.render` writes them), and whether they end in an erase: their default blanks at the
@@ -182,4 +269,4 @@ def trailing_blanks(segments: Sequence[Segment], color_system: ColorSystem) -> i
     return len(text)
 
 
-__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "piece_text", "segments_text", "trailing_blanks"]
+__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "segments_text", "to_cells", "trailing_blanks"]
