@@ -122,7 +122,8 @@ def fill(inner: Tmux, env: dict[str, str]) -> None:
     inner.run("new-window", "-d", "-t", "b:", "bash --norc --noprofile")
     for window in ("b:0", "b:1"):
         inner.run("split-window", "-h", "-d", "-t", f"{window}.0", "bash --norc --noprofile")
-    time.sleep(0.5)
+    for pane in ("b:0.0", "b:1.0"):  # (keys sent before its bash is up are lost)
+        wait_for(lambda: "bash-" in inner.run("capture-pane", "-p", "-t", pane), 10)
     for tab in ("a", "b"):
         subprocess.run([TIKI, "terminal-send", tab, f"clear; {LINES.format(tab=tab)}"], env=env, capture_output=True,
                        check=True)

@@ -19,15 +19,15 @@ which the terminal may show anything, and prefix R, for what another program wro
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
-from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
-from rich.style import Style
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual.strip import Strip
+
+from .cell_diff import Cell, changed_span, segments_of, to_cells
 
 ERASE_FROM = 7  # default blanks at a run's end erased from this many on (`ESC[nX` is 4-6 bytes)
 
@@ -56,7 +56,6 @@ class Pieces(CompositorUpdate):
         yield Segment(self.render_segments(console))  # (Textual only renders updates to text)
 
 
-Cell = tuple[str, Optional[Style]]  # a character and its zero-width marks ("" for a wide one's right half), its style
 GAP = 6  # equal cells between two changed runs written over, not skipped (placing the cursor costs 6-8 bytes)
 
 
@@ -85,7 +84,13 @@ class OuterCells:
             if painted[2] == text:
                 return []
             self.painted[y] = (x, end, text, segments)  # (over the same cells: the last paint's need no working out)
-            return None
+            # The cells between what the two paints begin and end with alike (a spinner's glyph
+            # and counter; the marks of two tabs' rows): found segment by segment, so a flood's
+            # rows, new from their first segment, cost next to nothing here.
+            span = changed_span(painted[3], segments)
+            if span is None or span == (0, end - x):
+                return None
+            return [(x + span[0], list(Segment.divide(segments, span))[-1])] if span[0] < span[1] else []
         # Something else drew in the row last (Textual, a dialog closing over the view): the
         # cells are known, and only those that differ are written.
         runs = self.changes(y, x, segments)
@@ -142,7 +147,7 @@ class OuterCells:
             beyond = old[last] if last < len(old) else after
             if beyond is not None and beyond[0] == "" and x + last < len(row):
                 row[x + last] = None
-        return [(x + first, _segments(cells[first:last])) for first, last in runs]
+        return [(x + first, segments_of(cells[first:last])) for first, last in runs]
 
     def trim(self, update: LayoutUpdate | ChopsUpdate, console: Console) -> Pieces:
         """The cells of `update` the terminal does not show yet; they are taken as shown from
@@ -161,49 +166,10 @@ class OuterCells:
         return Pieces(writes)
 
 
-def to_cells(segments: Sequence[Segment]) -> list[Cell] | None:
-    """`segments` cell by cell; None where a control segment or a mark with no character before
-    it makes that unclear."""
-    cells: list[Cell] = []
-    for text, style, control in segments:
-        if control:
-            return None
-        for char in text:
-            size = get_character_cell_size(char)
-            if size == 1:
-                cells.append((char, style))
-            elif size == 2:
-                cells += [(char, style), ("", style)]
-            elif cells:  # a zero-width mark joins the character before it
-                before, before_style = cells[-1 - (cells[-1][0] == "")]
-                if before_style != style:
-                    return None
-                cells[-1 - (cells[-1][0] == "")] = (before + char, style)
-            else:
-                return None
-    return cells
-
-
 def _put(row: list[Cell | None], x: int, cells: Sequence[Cell | None]) -> None:
     if len(row) < x + len(cells):
         row.extend([None] * (x + len(cells) - len(row)))
     row[x:x + len(cells)] = cells
-
-
-def _segments(cells: Sequence[Cell]) -> list[Segment]:
-    """Cells as segments, a run of one style each."""
-    segments: list[Segment] = []
-    text: list[str] = []
-    style: Style | None = None
-    for char, cell_style in cells:
-        if text and cell_style != style:
-            segments.append(Segment("".join(text), style))
-            text = []
-        text.append(char)
-        style = cell_style
-    if text:
-        segments.append(Segment("".join(text), style))
-    return segments
 
 
 def _pieces(update: LayoutUpdate | ChopsUpdate) -> Iterator[tuple[int, int, Strip]]:
@@ -269,4 +235,4 @@ def trailing_blanks(segments: Sequence[Segment], color_system: ColorSystem) -> i
     return len(text)
 
 
-__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "segments_text", "to_cells", "trailing_blanks"]
+__all__ = ["OuterCells", "Pieces", "TrimmedDisplay", "segments_text", "trailing_blanks"]
