@@ -234,3 +234,4 @@ def test_what_the_ui_writes_is_what_a_whole_redraw_shows_after_each_action(tiki_
         assert not differ, differ
     finally:
         outer.close()
+
