@@ -118,7 +118,8 @@ def test_a_tab_shown_for_the_first_time_is_painted_once(tiki_env, tmp_path):
     """A tab the UI had not shown yet is resized to the view as the UI starts watching it,
     which marks every row changed: the host sent its snapshot and then every row again (the
     same screen), and the UI painted the tab twice (3,980 bytes for a tab of 30 lines at
-    140x45, where a tab shown before took 2,152)."""
+    140x45, where a tab shown before took 2,152). (The UI now skips rows it shows already, so
+    the host's side of it is `test_ui_protocol_flow.py::test_a_tab_watched_for_the_first_time_is_sent_once`.)"""
     def tab(name: str) -> str:
         # (the row's mark, `b30-b`, is where it differs from the other tabs' rows: only the cells
         # that differ from what the terminal shows are written)

@@ -238,3 +238,22 @@ def test_a_ui_that_starts_watching_a_busy_tab_gets_the_whole_screen_first(serve)
         ui.client.close()
     assert seen == [(True, 24)] * 40, seen
     probe.client.input(sh, b"\x03")
+
+
+def test_a_tab_watched_for_the_first_time_is_sent_once(serve):
+    """Watching a tab resizes it to the UI's view, which marks every row changed: the host sent
+    the snapshot and then every row of the same screen again (the UI painted it twice; the UI
+    now skips rows it shows already, so only the frames tell)."""
+    host = serve(BASH_TAB)
+    ui = Session(host.env, 100, 30)  # (not the tab's size: the watch resizes it)
+    sh = ui.tabs["sh"]
+    ui.client.watch(sh)
+    first = ui.next("screen", where=lambda e: e["tab"] == sh)
+    assert first["full"] and len(first["lines"]) == 30
+    after: list[int] = []
+    try:
+        while True:
+            after.append(len(ui.next("screen", timeout=1.0, where=lambda e: e["tab"] == sh)["lines"]))
+    except queue.Empty:
+        pass
+    assert sum(after) < 15, after  # (bash may draw its prompt again for the new size: a row or two)
