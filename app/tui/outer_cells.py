@@ -101,10 +101,8 @@ class OuterCells:
         """Columns `x1` to `x2` of `rows` changed in a way not recorded (the view scrolled, or painted
         a row in part): unknown."""
         for y in rows:
-            self._settle(y)
-            row = self.cells.get(y)
-            if row:
-                row[x1:x2] = [None] * len(row[x1:x2])
+            row = self._settle(y)
+            row[x1:x2] = [None] * len(row[x1:x2])
 
     def _settle(self, y: int) -> list[Cell | None]:
         """Row `y`'s cells, the view's last paint of it worked in."""
@@ -122,11 +120,10 @@ class OuterCells:
         row = self._settle(y)
         cells = to_cells(segments)
         if cells is None:  # (a control segment: written whole, and not known after)
-            width = sum(segment.cell_length for segment in segments)
-            _put(row, x, [None] * width)
+            _put(row, x, [None] * sum(segment.cell_length for segment in segments))
             return [(x, list(segments))]
         old = row[x:x + len(cells)]
-        differs = [index >= len(old) or old[index] is None or old[index] != cell for index, cell in enumerate(cells)]
+        differs = [index >= len(old) or old[index] != cell for index, cell in enumerate(cells)]
         for index, cell in enumerate(cells):  # (a wide character's two halves go together)
             if cell[0] == "" and index and (differs[index] or differs[index - 1]):
                 differs[index] = differs[index - 1] = True
