@@ -24,6 +24,7 @@ import struct
 import sys
 import termios
 
+from . import orphans
 from .pty import SpawnError, out_of_descriptors
 
 # Signals the host may have ignored or handled; a shell expects the defaults.
@@ -55,7 +56,10 @@ def fork_exec(executable: str, argv: list[str], *, cwd: str | None, env: dict[st
     report_r, report_w = os.pipe()  # both close-on-exec (non-inheritable)
     blocked = _ALL_SIGNALS and signal.pthread_sigmask(signal.SIG_BLOCK, _ALL_SIGNALS)
     try:
-        pid, master = os.forkpty()
+        with orphans.forking() as leaders:  # (its pid registered before anything can reap it)
+            pid, master = os.forkpty()
+            if pid:
+                leaders.add(pid)
     except OSError as exc:
         if _ALL_SIGNALS:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
@@ -147,11 +151,12 @@ def _reap(pid: int) -> None:
     while True:
         try:
             os.waitpid(pid, 0)
-            return
+            break
         except InterruptedError:
             continue
         except ChildProcessError:
-            return
+            break
+    orphans.release(pid)
 
 
 def _describe(report: bytes, command: str, cwd: str | None) -> str:

@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Callable, TypeVar
 
-from . import session
+from . import orphans, session
 from .pty_fork import fork_exec
 
 _T = TypeVar("_T")
@@ -224,9 +224,11 @@ class PosixPty:
             except ChildProcessError:
                 # Someone else reaped it (a foreign SIGCHLD handler): gone, status unknown.
                 self._exit_code = 255
+                orphans.release(self.pid)
                 return self._exit_code
             if pid == 0:
                 return None
+            orphans.release(self.pid)
             code = os.waitstatus_to_exitcode(status)
             self._exit_code = 128 - code if code < 0 else code  # signal N -> 128+N
             return self._exit_code

@@ -85,13 +85,19 @@ def _exit_waiter(pid: int) -> tuple[int, Callable[[], None]] | None:
 def session_members(sid: int) -> list[int]:
     """Pids of the live processes whose session id is `sid` (the leader included). OSError
     when they cannot be listed: out of file descriptors (each look at /proc takes one), no `ps`."""
+    return [pid for pid, state, _parent, session in process_table() if session == sid and state != b"Z"]
+
+
+def process_table() -> list[tuple[int, bytes, int, int]]:
+    """(pid, state, parent pid, session id) of every process; state b"Z" for a zombie, b"" where
+    `ps` does not say. OSError as for `session_members`."""
     if sys.platform.startswith("linux") and os.path.isdir("/proc"):
-        return _linux_members(sid)
-    return _ps_members(sid)
+        return _linux_table()
+    return _ps_table()
 
 
-def _linux_members(sid: int) -> list[int]:
-    members = []
+def _linux_table() -> list[tuple[int, bytes, int, int]]:
+    table = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -99,32 +105,33 @@ def _linux_members(sid: int) -> list[int]:
             with open(f"/proc/{entry}/stat", "rb") as stat:
                 # "pid (comm) state ppid pgrp session ...": comm may hold spaces and parens.
                 fields = stat.read().rsplit(b")", 1)[1].split()
+            table.append((int(entry), fields[0], int(fields[1]), int(fields[3])))
         except OSError as exc:
             if exc.errno in (errno.EMFILE, errno.ENFILE):
                 raise  # (not "gone": nothing can be looked at now)
             continue  # gone meanwhile
-        except IndexError:
+        except (IndexError, ValueError):
             continue
-        if len(fields) > 3 and fields[0] != b"Z" and int(fields[3]) == sid:
-            members.append(int(entry))
-    return members
+    return table
 
 
-def _ps_members(sid: int) -> list[int]:
-    """macOS/BSD: list pids with `ps`, then ask each one's session id."""
+def _ps_table() -> list[tuple[int, bytes, int, int]]:
+    """macOS/BSD: `ps` lists pids and parents, then each one's session id is asked."""
     try:
-        out = subprocess.run(["ps", "-A", "-o", "pid="], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,stat="], capture_output=True, text=True,
+                             timeout=5).stdout
     except subprocess.SubprocessError as exc:
         raise OSError(errno.ETIMEDOUT, f"ps: {exc}") from None
-    members = []
-    for word in out.split():
+    table = []
+    for line in out.splitlines():
+        words = line.split()
         try:
-            pid = int(word)
-            if os.getsid(pid) == sid:
-                members.append(pid)
-        except (ValueError, OSError):
+            pid, parent = int(words[0]), int(words[1])
+            state = words[2][:1].encode() if len(words) > 2 else b""
+            table.append((pid, state, parent, os.getsid(pid)))
+        except (ValueError, IndexError, OSError):
             continue
-    return members
+    return table
 
 
 def _reachable(sid: int) -> list[int]:
@@ -146,13 +153,18 @@ def signal_session(sid: int, signals: tuple[int, ...]) -> list[int]:
     """Send each of `signals` to every live process of the session; returns their pids (or
     -sid: see `_reachable`)."""
     members = _reachable(sid)
+    send(members, signals)
+    return members
+
+
+def send(pids: list[int], signals: tuple[int, ...]) -> None:
+    """Each of `signals` in turn to every one of `pids` (gone, or not ours: skipped)."""
     for sig in signals:
-        for pid in members:
+        for pid in pids:
             try:
                 os.kill(pid, sig)
             except (ProcessLookupError, PermissionError):
                 pass
-    return members
 
 
 def end_session(sid: int, reap: Callable[[], bool], grace: float) -> None:

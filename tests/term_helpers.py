@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import time
 from typing import Any
@@ -88,6 +89,15 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+def kill_all(pids) -> None:
+    """SIGKILL whatever of `pids` still runs (a test's clean-up)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def wait_file(path: str, timeout: float = 15.0) -> str:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from conftest import BASH_TAB, wait_until
-from term_helpers import alive, session_members, wait_file
+from term_helpers import alive, kill_all, session_members, wait_file
 
 CLOSES_STDIO = r"""
 import os, sys, time
@@ -89,11 +89,7 @@ def test_sigterm_to_the_host_ends_every_process_of_the_tab_session(serve, tmp_pa
         assert took < 6, f"shutdown took {took:.1f} s"
         print(f"\nSIGTERM -> host exit with {len(pids)} session processes: {took:.2f} s")
     finally:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        kill_all(pids)
 
 
 def test_tiki_shutdown_and_closing_a_tab_end_its_session(serve, tmp_path):
@@ -114,11 +110,7 @@ def test_tiki_shutdown_and_closing_a_tab_end_its_session(serve, tmp_path):
         assert not alive(other_job), "a nohup job of the last tab survived `tiki shutdown`"
         assert time.monotonic() - started < 6
     finally:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        kill_all(pids)
 
 
 def test_jobs_left_behind_by_an_exited_shell_end_with_the_host(serve, tmp_path):

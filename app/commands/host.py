@@ -24,7 +24,8 @@ def add_commands(sub: Any) -> None:
     ui_arguments(p)
     p.set_defaults(func=cmd_attach)
 
-    p = sub.add_parser("shutdown", help="stop the running host (its tabs' programs are killed)")
+    p = sub.add_parser("shutdown", help="stop the running host and every process its tabs started (on Linux also "
+                                        "daemons that left a tab's session)")
     p.add_argument("--all", action="store_true", help="every host running for you, on any socket (`tiki hosts`)")
     json_option(p, 'print the host\'s answer as JSON: {"stopping": true}; with --all, {"hosts": [...]}, each '
                    'with its socket, pid, workspace and "stopping" or "error"')
@@ -65,7 +66,13 @@ def _path(value: str):
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from ...actors.host import Host, HostError, HostOptions
+    from ...terminals import orphans
 
+    # Before the first tab: a daemon a tab starts becomes this process's child, not init's, so
+    # the host can collect it and end it (`tiki shutdown` leaves no process behind).
+    adopting = orphans.adopt()
+    if adopting:
+        orphans.reap_on_sigchld()
     try:
         host = Host(HostOptions(workspace=args.workspace))
         host.start()
@@ -94,7 +101,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
             pass
     finally:
         host.stop()
+        if adopting:
+            _end_left_behind()
     return 0
+
+
+def _end_left_behind() -> None:
+    """The tabs have ended their sessions; what still runs below the host left them."""
+    from ...terminals import orphans
+
+    ended = orphans.end_descendants(grace=1.0)
+    if ended:
+        print(f"tiki host: ended {len(ended)} process(es) that tabs had started outside their sessions "
+              f"(pids {', '.join(map(str, ended))})", file=sys.stderr, flush=True)
 
 
 def ui_arguments(parser: argparse.ArgumentParser) -> None:

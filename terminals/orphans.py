@@ -1,0 +1,153 @@
+"""Processes a tab started that left its session: the host adopts them, reaps them, ends them.
+
+Ending a tab's session (`session`) reaches every process that kept its session id. A daemon
+(fork, `setsid`, fork again) or a helper started in a session of its own (Node's `detached`,
+Python's `start_new_session`: Codex starts its app-server so) keeps none, and once its parent
+is gone the kernel hands it to init, out of the host's sight -- under tmux it outlives
+`kill-server`. `tiki shutdown` is to leave no process behind (issue 13), so on Linux the host
+process makes itself a *child subreaper* (`adopt`): such orphans become its children. Then
+
+- `reap_adopted` collects those that exited (run on SIGCHLD), leaving alone the host's own
+  children: the tabs' leaders, which their tabs reap (registered here from fork to reaping:
+  `forking`, `release`), and short `ps` runs, which stay in the host's session;
+- `end_descendants` ends every process still below the host once its tabs have stopped.
+
+Only the `tiki serve` process adopts (a host inside a test runner must not adopt the runner's
+orphans). Elsewhere there is no subreaper: such processes outlive the host, as under tmux.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Iterator
+
+from .session import process_table, send
+
+_PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+
+# The pids of tab leaders not yet reaped: their tabs collect their exit codes, never this module.
+# Held across the fork, so a leader that exits at once is registered before it can be looked at.
+# Re-entrant: the SIGCHLD handler may run in the main thread while it holds the lock itself.
+_leaders_lock = threading.RLock()
+_leaders: set[int] = set()
+
+
+def adopt() -> bool:
+    """Make this process the reaper of orphans among its descendants; False where the system
+    has no such thing (not Linux, or a kernel before 3.4)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_on_sigchld() -> None:
+    """Collect adopted orphans as they exit (main thread only: it installs a signal handler).
+    Interrupted system calls restart: other threads' blocking calls never see the signal."""
+    signal.signal(signal.SIGCHLD, lambda signum, frame: reap_adopted())
+    signal.siginterrupt(signal.SIGCHLD, False)
+
+
+@contextlib.contextmanager
+def forking() -> Iterator[set[int]]:
+    """Hold the leaders' register across a fork; add the child's pid to the set yielded."""
+    with _leaders_lock:
+        yield _leaders
+
+
+def release(pid: int) -> None:
+    """A tab leader was reaped: its pid may come back as anyone's."""
+    with _leaders_lock:
+        _leaders.discard(pid)
+
+
+def _children() -> list[tuple[int, bytes, int]]:
+    """(pid, state, session id) of this process's children. Every thread has its own list: a
+    child belongs to the thread that forked it, an adopted orphan to any of them."""
+    me, found = os.getpid(), []
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+    except OSError:
+        return []
+    pids: set[int] = set()
+    for task in tasks:
+        try:
+            with open(f"/proc/{me}/task/{task}/children", "rb") as listed:
+                pids.update(int(word) for word in listed.read().split())
+        except OSError:  # a thread that ended meanwhile; or a kernel without the list
+            continue
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            found.append((pid, fields[0], int(fields[3])))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def reap_adopted() -> list[int]:
+    """Collect the exit of every adopted orphan that exited; returns their pids."""
+    own_session = os.getsid(0)
+    reaped = []
+    with _leaders_lock:
+        for pid, state, sid in _children():
+            if state != b"Z" or sid == own_session or pid in _leaders:
+                continue  # alive, one of the host's own short runs, or a tab's to collect
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    reaped.append(pid)
+            except ChildProcessError:
+                pass
+    return reaped
+
+
+def descendants() -> list[int]:
+    """Live processes below this one (children, theirs, and so on)."""
+    below: dict[int, list[int]] = {}
+    for pid, state, parent, _sid in process_table():
+        if state != b"Z":
+            below.setdefault(parent, []).append(pid)
+    found, todo = [], [os.getpid()]
+    while todo:
+        for child in below.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def end_descendants(grace: float) -> list[int]:
+    """Hang up and terminate every process below this one, give them `grace` seconds, then
+    SIGKILL what is left (repeated: a process may fork, or be adopted, meanwhile). Call it once
+    the tabs have stopped: their leaders are reaped and what is below is adopted. Returns the
+    pids it found at first."""
+    first = descendants()
+    if not first:
+        return []
+    send(first, (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT))
+    deadline, pause = time.monotonic() + grace, 0.005
+    while time.monotonic() < deadline:
+        reap_adopted()
+        if not descendants():
+            return first
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    for _ in range(20):
+        reap_adopted()
+        left = descendants()
+        if not left:
+            break
+        send(left, (signal.SIGKILL,))
+        time.sleep(0.05)
+    reap_adopted()
+    return first
