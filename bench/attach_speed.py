@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import BIN, TIKI, Tmux, TmuxControl, cpu_seconds, wait_for
+from common import BIN, TIKI, Tmux, TmuxControl, cpu_seconds, kill_server, wait_for
 
 from tikitaka.app.client import call
 
@@ -177,7 +177,7 @@ def main() -> None:
         (host,) = cpu_percent([host_pid], opts.idle)
         print(f"idle, no UI, over {opts.idle:g} s: host {host:.2f}% CPU  (target < 1%)")
     finally:
-        subprocess.run(["tmux", "-L", inner, "kill-server"], capture_output=True)
+        kill_server(inner)
         setup.close()
 
 

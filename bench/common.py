@@ -85,7 +85,13 @@ class Tmux:
         return int(self.run("display-message", "-p", "#{pid}").strip())
 
     def close(self) -> None:
-        self.run("kill-server")
+        kill_server(self.name)
+
+
+def kill_server(name: str) -> None:
+    """Stop the tmux server `tmux -L name` and remove its socket, which tmux leaves behind."""
+    subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+    Path(os.environ.get("TMUX_TMPDIR") or "/tmp", f"tmux-{os.getuid()}", name).unlink(missing_ok=True)
 
 
 class TmuxControl:

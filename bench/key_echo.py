@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import BIN, TIKI, summary
+from common import BIN, TIKI, kill_server, summary
 
 from tikitaka.terminals.pty import spawn
 from tikitaka.terminals.screen import Screen
@@ -105,12 +105,12 @@ def main() -> None:
                 "--noprofile"], env)
     tmux.pump_until(lambda: "$ " in tmux.text(), 10)
     tmux_samples = measure(tmux, opts.n, lambda typed: ("$ " + typed) in tmux.text(), gap)
-    subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+    kill_server(server)
     tmux.proc.kill()
     tmux = Tty(["tmux", "-L", server, "-f", "/dev/null", "new-session", *ANIMATED], env)
     tmux.pump_until(lambda: "Working" in tmux.text(), 10)
     tmux_animated = measure(tmux, opts.n, input_has(tmux), gap)
-    subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+    kill_server(server)
     tmux.proc.kill()
 
     tui = Tty([TIKI, "--workspace", str(ws)], env)

@@ -21,7 +21,7 @@ import subprocess
 import time
 
 from attach_speed import OuterUi
-from common import TIKI, wait_for
+from common import TIKI, kill_server, wait_for
 
 POLL = 0.005
 INNER = "startupinner"
@@ -76,9 +76,9 @@ def main() -> None:
             detach(outer, "C-b d")
             times["tmux warm"].append(timed(outer, f"tmux -L {INNER} attach", f"tab-ready-{n + 1}"))
             detach(outer, "C-b d")
-            subprocess.run(["tmux", "-L", INNER, "kill-server"], capture_output=True)
+            kill_server(INNER)
     finally:
-        subprocess.run(["tmux", "-L", INNER, "kill-server"], capture_output=True)
+        kill_server(INNER)
         outer.close()
     print(f"time until the tab shows on the outer {outer.outer.name} screen, {args.runs} runs each, interleaved; ms")
     for kind in ("cold", "warm"):

@@ -123,6 +123,8 @@ class Pair:
     def close(self) -> None:
         self.stop()
         self.tmux("kill-server")
+        # (tmux leaves its socket behind)
+        Path(self.env.get("TMUX_TMPDIR") or "/tmp", f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
 
     # -- input -----------------------------------------------------------------------------
 

@@ -165,6 +165,8 @@ class Outer:
         """End the outer terminal and the host its `tiki` started: a UI's host runs on by design
         after its terminal is gone, so it is stopped explicitly (a no-op when none runs)."""
         self.tmux("kill-server")
+        # (tmux leaves its socket: runs of the suite had left ~1,300 in /tmp/tmux-UID)
+        Path(os.environ.get("TMUX_TMPDIR") or "/tmp", f"tmux-{os.getuid()}", self.server).unlink(missing_ok=True)
         subprocess.run([TIKI, "shutdown"], env=self.env, capture_output=True, timeout=60)
 
 
