@@ -126,20 +126,21 @@ def descendants() -> list[int]:
     return found
 
 
-def end_descendants(grace: float) -> list[int]:
+def end_descendants(grace: float) -> tuple[list[int], list[int]]:
     """Hang up and terminate every process below this one, give them `grace` seconds, then
     SIGKILL what is left (repeated: a process may fork, or be adopted, meanwhile). Call it once
     the tabs have stopped: their leaders are reaped and what is below is adopted. Returns the
-    pids it found at first."""
+    pids it found at first and those still running at the end (another user's, as `sudo`
+    makes them: this user may not signal them)."""
     first = descendants()
     if not first:
-        return []
+        return [], []
     send(first, (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT))
     deadline, pause = time.monotonic() + grace, 0.005
     while time.monotonic() < deadline:
         reap_adopted()
         if not descendants():
-            return first
+            return first, []
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
     for _ in range(20):
@@ -150,4 +151,4 @@ def end_descendants(grace: float) -> list[int]:
         send(left, (signal.SIGKILL,))
         time.sleep(0.05)
     reap_adopted()
-    return first
+    return first, descendants()

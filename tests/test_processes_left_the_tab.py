@@ -72,6 +72,8 @@ def test_tiki_shutdown_ends_processes_that_left_the_tab_session(serve, tmp_path)
         host.proc.wait(20)
         left = [pid for pid in pids if alive(pid)]
         assert left == [], f"processes a tab started outlived `tiki shutdown`: {left}"
+        said = next((line for line in host.stderr().splitlines() if "outside their sessions" in line), "")
+        assert all(str(pid) in said for pid in pids), f"the host's log names them: {host.stderr()[-600:]}"
         # The daemon ignores SIGTERM: it costs one grace period, not more.
         assert time.monotonic() - started < 6
     finally:

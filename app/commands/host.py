@@ -110,10 +110,13 @@ def _end_left_behind() -> None:
     """The tabs have ended their sessions; what still runs below the host left them."""
     from ...terminals import orphans
 
-    ended = orphans.end_descendants(grace=1.0)
+    ended, left = orphans.end_descendants(grace=1.0)
     if ended:
         print(f"tiki host: ended {len(ended)} process(es) that tabs had started outside their sessions "
               f"(pids {', '.join(map(str, ended))})", file=sys.stderr, flush=True)
+    if left:
+        print(f"tiki host: could not end pids {', '.join(map(str, left))} (not yours to signal: started with "
+              "sudo?); they run on", file=sys.stderr, flush=True)
 
 
 def ui_arguments(parser: argparse.ArgumentParser) -> None:
