@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 from .session import process_table, send
 
@@ -54,8 +54,18 @@ def adopt() -> bool:
 def reap_on_sigchld() -> None:
     """Collect adopted orphans as they exit (main thread only: it installs a signal handler).
     Interrupted system calls restart: other threads' blocking calls never see the signal."""
-    signal.signal(signal.SIGCHLD, lambda signum, frame: reap_adopted())
+    signal.signal(signal.SIGCHLD, on_sigchld)
     signal.siginterrupt(signal.SIGCHLD, False)
+
+
+def on_sigchld(signum: int, frame: Any) -> None:
+    # An exception here would surface in whatever the main thread runs -- the host's wait for
+    # its stop, which would then stop it: said in its log instead (the next SIGCHLD tries again).
+    try:
+        reap_adopted()
+    except Exception as exc:  # noqa: BLE001
+        print(f"tiki host: collecting the processes it adopted failed ({type(exc).__name__}: {exc}); "
+              "zombies may show under it until the next try", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

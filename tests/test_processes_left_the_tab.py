@@ -145,3 +145,16 @@ def test_tiki_shutdown_ends_the_app_server_daemon_real_codex_starts(serve, tiki_
     host.proc.wait(20)
     left = leftovers(tiki_env["TIKI_SOCKET"], grace=5)
     assert left == {}, f"left behind by `tiki shutdown`: {left}"
+
+
+def test_a_failure_to_collect_is_said_and_does_not_reach_the_host(monkeypatch, capsys):
+    # The handler runs in the host's main thread, in its wait for the stop: an exception there
+    # would stop the host.
+    from tikitaka.terminals import orphans
+
+    def broken() -> list:
+        raise RuntimeError("no more room")
+
+    monkeypatch.setattr(orphans, "_children", broken)
+    orphans.on_sigchld(signal.SIGCHLD, None)
+    assert "collecting the processes it adopted failed (RuntimeError: no more room)" in capsys.readouterr().err
