@@ -34,8 +34,11 @@ _PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 
 # The pids of tab leaders not yet reaped: their tabs collect their exit codes, never this module.
 # Held across the fork, so a leader that exits at once is registered before it can be looked at.
-# Re-entrant: the SIGCHLD handler may run in the main thread while it holds the lock itself.
-_leaders_lock = threading.RLock()
+_leaders_lock = threading.Lock()
+# The SIGCHLD handler runs in the main thread between any two of its steps, perhaps while that
+# thread holds the lock itself (a fork there, half registered): it waits this long, then leaves
+# the collecting to the next SIGCHLD or the stop -- never a deadlock, never a leader taken.
+_HANDLER_PATIENCE = 0.5
 _leaders: set[int] = set()
 
 
@@ -109,8 +112,10 @@ def _children() -> list[tuple[int, bytes, int]]:
 def reap_adopted() -> list[int]:
     """Collect the exit of every adopted orphan that exited; returns their pids."""
     own_session = os.getsid(0)
-    reaped = []
-    with _leaders_lock:
+    reaped: list[int] = []
+    if not _leaders_lock.acquire(timeout=_HANDLER_PATIENCE):
+        return reaped
+    try:
         for pid, state, sid in _children():
             if state != b"Z" or sid == own_session or pid in _leaders:
                 continue  # alive, one of the host's own short runs, or a tab's to collect
@@ -119,6 +124,8 @@ def reap_adopted() -> list[int]:
                     reaped.append(pid)
             except ChildProcessError:
                 pass
+    finally:
+        _leaders_lock.release()
     return reaped
 
 

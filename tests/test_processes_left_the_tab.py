@@ -158,3 +158,25 @@ def test_a_failure_to_collect_is_said_and_does_not_reach_the_host(monkeypatch, c
     monkeypatch.setattr(orphans, "_children", broken)
     orphans.on_sigchld(signal.SIGCHLD, None)
     assert "collecting the processes it adopted failed (RuntimeError: no more room)" in capsys.readouterr().err
+
+
+def test_collecting_never_takes_a_tab_leader_whose_fork_is_being_registered():
+    # The handler may run in the main thread between the fork and the registration, while that
+    # very thread holds the register: it must neither deadlock nor take the child (its tab
+    # would lose the exit code). A child in a session of its own, exited, stands for it.
+    from tikitaka.terminals import orphans
+
+    def exited_child() -> int:
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            os._exit(3)
+        wait_until(lambda: not alive(pid), 5, 0.01, what="the child to exit")  # (a zombie until waited for)
+        return pid
+
+    pid = exited_child()
+    with orphans.forking():
+        assert orphans.reap_adopted() == []
+    assert os.waitpid(pid, 0) == (pid, 3 << 8), "the child's exit is still there for its owner"
+    other = exited_child()  # positive control: unregistered and out of the lock, it is collected
+    assert other in orphans.reap_adopted()
