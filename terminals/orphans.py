@@ -39,6 +39,10 @@ _leaders_lock = threading.Lock()
 # thread holds the lock itself (a fork there, half registered): it waits this long, then leaves
 # the collecting to the next SIGCHLD or the stop -- never a deadlock, never a leader taken.
 _HANDLER_PATIENCE = 0.5
+# The thread collecting now, and whether a SIGCHLD came meanwhile: the handler may also run
+# inside a collection of that thread (its own, or the stop's sweep), which then looks again.
+_collecting_in: int | None = None
+_again = False
 _leaders: set[int] = set()
 
 
@@ -111,21 +115,36 @@ def _children() -> list[tuple[int, bytes, int]]:
 
 def reap_adopted() -> list[int]:
     """Collect the exit of every adopted orphan that exited; returns their pids."""
-    own_session = os.getsid(0)
+    global _collecting_in, _again
+    me = threading.get_ident()
+    if _collecting_in == me:  # the handler, inside this thread's collection: it looks again
+        _again = True
+        return []
     reaped: list[int] = []
     if not _leaders_lock.acquire(timeout=_HANDLER_PATIENCE):
         return reaped
+    _collecting_in = me
     try:
-        for pid, state, sid in _children():
-            if state != b"Z" or sid == own_session or pid in _leaders:
-                continue  # alive, one of the host's own short runs, or a tab's to collect
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    reaped.append(pid)
-            except ChildProcessError:
-                pass
+        _again = True
+        while _again:
+            _again = False
+            reaped += _collect(os.getsid(0))
     finally:
+        _collecting_in = None
         _leaders_lock.release()
+    return reaped
+
+
+def _collect(own_session: int) -> list[int]:
+    reaped = []
+    for pid, state, sid in _children():
+        if state != b"Z" or sid == own_session or pid in _leaders:
+            continue  # alive, one of the host's own short runs, or a tab's to collect
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                reaped.append(pid)
+        except ChildProcessError:
+            pass
     return reaped
 
 

@@ -180,3 +180,23 @@ def test_collecting_never_takes_a_tab_leader_whose_fork_is_being_registered():
     assert os.waitpid(pid, 0) == (pid, 3 << 8), "the child's exit is still there for its owner"
     other = exited_child()  # positive control: unregistered and out of the lock, it is collected
     assert other in orphans.reap_adopted()
+
+
+def test_a_sigchld_during_a_collection_makes_it_look_again(monkeypatch):
+    # The handler may also run inside a collection of the same thread (a burst of exits; the
+    # stop's sweep): it returns at once, and the collection looks once more.
+    from tikitaka.terminals import orphans
+
+    real, scans, nested = orphans._children, [], []
+
+    def children() -> list:
+        scans.append(1)
+        if len(scans) == 1:
+            started = time.monotonic()
+            assert orphans.reap_adopted() == []
+            nested.append(time.monotonic() - started)
+        return real()
+
+    monkeypatch.setattr(orphans, "_children", children)
+    orphans.reap_adopted()
+    assert len(scans) == 2 and nested[0] < 0.1, (scans, nested)
