@@ -35,6 +35,7 @@ _PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 # The pids of tab leaders not yet reaped: their tabs collect their exit codes, never this module.
 # Held across the fork, so a leader that exits at once is registered before it can be looked at.
 _leaders_lock = threading.Lock()
+_leaders: set[int] = set()
 # The SIGCHLD handler runs in the main thread between any two of its steps, perhaps while that
 # thread holds the lock itself (a fork there, half registered): it waits this long, then leaves
 # the collecting to the next SIGCHLD or the stop -- never a deadlock, never a leader taken.
@@ -43,7 +44,6 @@ _HANDLER_PATIENCE = 0.5
 # inside a collection of that thread (its own, or the stop's sweep), which then looks again.
 _collecting_in: int | None = None
 _again = False
-_leaders: set[int] = set()
 
 
 def adopt() -> bool:
@@ -90,19 +90,24 @@ def release(pid: int) -> None:
 
 def _children() -> list[tuple[int, bytes, int]]:
     """(pid, state, session id) of this process's children. Every thread has its own list: a
-    child belongs to the thread that forked it, an adopted orphan to any of them."""
+    child belongs to the thread that forked it, an adopted orphan to any of them. A kernel
+    without the lists (CONFIG_PROC_CHILDREN) has every process looked at instead."""
     me, found = os.getpid(), []
     try:
         tasks = os.listdir(f"/proc/{me}/task")
     except OSError:
         return []
     pids: set[int] = set()
+    listed_any = False
     for task in tasks:
         try:
             with open(f"/proc/{me}/task/{task}/children", "rb") as listed:
                 pids.update(int(word) for word in listed.read().split())
-        except OSError:  # a thread that ended meanwhile; or a kernel without the list
+            listed_any = True
+        except OSError:  # a thread that ended meanwhile
             continue
+    if not listed_any:
+        return [(pid, state, sid) for pid, state, parent, sid in process_table() if parent == me]
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:

@@ -200,3 +200,29 @@ def test_a_sigchld_during_a_collection_makes_it_look_again(monkeypatch):
     monkeypatch.setattr(orphans, "_children", children)
     orphans.reap_adopted()
     assert len(scans) == 2 and nested[0] < 0.1, (scans, nested)
+
+
+def test_children_are_found_on_a_kernel_without_the_lists(monkeypatch):
+    # CONFIG_PROC_CHILDREN off: no /proc/PID/task/TID/children; every process is looked at.
+    import builtins
+
+    from tikitaka.terminals import orphans
+
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        os._exit(0)
+    try:
+        wait_until(lambda: not alive(child), 5, 0.01, what="the child to exit")
+        with_lists = orphans._children()
+
+        def no_lists(path, *args, **kwargs):
+            if str(path).endswith("/children"):
+                raise FileNotFoundError(path)
+            return builtins.open(path, *args, **kwargs)
+
+        monkeypatch.setattr(orphans, "open", no_lists, raising=False)
+        without = orphans._children()
+        assert (child, b"Z", child) in without and (child, b"Z", child) in with_lists
+    finally:
+        os.waitpid(child, 0)
