@@ -135,3 +135,28 @@ async def test_a_wide_character_under_the_cursor_stays_whole():
         assert [char for char, _ in row[:7]] == ["한", "", "어", "", " ", "e", "n"]  # nothing lost
         region = view.content_region
         assert cursor_place(view) == (region.x + 2, region.y, 0)  # on 어's first cell
+
+
+async def test_the_exit_banner_waits_for_the_exited_tabs_screen():
+    """Switched to a tab that exited, the view showed the banner at once, over the screen it
+    still had (the tab before's, or none: the banner on its top row) until the tab's frame came
+    -- under load long enough for a look to see it there (CI run 82). It waits for the frame."""
+    before, exited = Screen(40, 6, 100), Screen(40, 6, 100)
+    before.feed(b"the tab before\r\n")
+    exited.feed(b"row-1\r\nrow-2\r\nfatal: the reason\r\n")
+    app = ViewApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        view = app.query_one(TerminalView)
+        view.tab_id = 1
+        view.apply_frame(frame(before.take_update(full=True)))
+        view.show(2)  # (no host here: the frame is applied by hand below)
+        view.set_exited("exited (code 1)")
+        await pilot.pause()
+        shown = [view.render_line(y).text for y in range(6)]
+        assert not any("exited" in row for row in shown), shown
+        update = frame(exited.take_update(full=True))
+        update["tab"] = 2
+        view.apply_frame(update)
+        await pilot.pause()
+        shown = [view.render_line(y).text.rstrip() for y in range(6)]
+        assert shown[:3] == ["row-1", "row-2", "fatal: the reason"] and "exited (code 1)" in shown[3], shown

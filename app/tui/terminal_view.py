@@ -130,7 +130,7 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
         cols, rows = self.tab_size
         row, col = self.cursor[0], self.cursor[1]
         top = min(max(0, row + 1 - height), max(0, rows - height))
-        if self.exited and 0 <= top + height - 1 < len(self.rows) and has_text(self.rows[top + height - 1]):
+        if self.shown_exit and 0 <= top + height - 1 < len(self.rows) and has_text(self.rows[top + height - 1]):
             top += 1
         left = min(max(0, col + 1 - width), max(0, cols - width))
         return top, left
@@ -139,9 +139,15 @@ class TerminalView(LivePaintMixin, HistoryScrollMixin, MouseMixin, Widget, can_f
         if self.copy.active:
             return self.copy.render(y, self.size.width, lambda line, width: self._strip(line, width, 0))
         strip = self._render_line(y)
-        if self.exited and y == banner_row(self.size.height, lambda row: self.shown_line(row)[0]):
-            return banner(strip, self.exited, self.size.width)
+        if self.shown_exit and y == banner_row(self.size.height, lambda row: self.shown_line(row)[0]):
+            return banner(strip, self.shown_exit, self.size.width)
         return self.paint_selection(strip, y, self.size.width) if self.selection is not None else strip
+
+    @property
+    def shown_exit(self) -> str | None:
+        """The banner to draw: over the exited tab's own screen only, once its first frame is
+        here -- not over the screen the view still shows until then (the tab before's)."""
+        return self.exited if self.serial else None
 
     def set_exited(self, note: str | None) -> None:
         if note != self.exited:
