@@ -91,6 +91,39 @@ def test_a_flood_is_drawn_jump_scrolled_and_ends_on_its_last_screen(serve):
     assert re.search(r"^1000000\nflood-3$", live.screen(), re.M)  # the last screen, whole
 
 
+# One program (no job ends inside) that floods in bursts with 5 ms gaps: what `seq` looks like
+# on a busy machine, where it is descheduled often. Each gap is longer than a pause that ends
+# a flood (3 ms).
+STUTTER = ("import sys, time\n"
+           "end = time.monotonic() + 1.5\n"
+           "while time.monotonic() < end:\n"
+           "    sys.stdout.write('stutter line of a flood that pauses\\n' * 1200); sys.stdout.flush()\n"
+           "    time.sleep(0.005)\n")
+
+
+def test_a_flood_that_keeps_pausing_is_not_drawn_faster(serve, tmp_path):
+    """A flood drew its frame at each pause (the moment it stops, where it stopped is what the
+    user waits for), so a writer that stutters -- seq beside three busy cores: 41 frames a
+    second against 22 on an idle machine -- got more frames the less CPU there was. A pause
+    the flood went on after is drawn early no more; its end still is (a job's end at once)."""
+    host = serve(BASH_TAB)
+    script = tmp_path / "stutter.py"
+    script.write_text(STUTTER)
+    live = Session(host.env, 80, 24)
+    sh = live.tabs["sh"]
+    live.client.watch(sh)
+    live.next("screen")
+    started, frames = time.monotonic(), 0
+    live.client.input(sh, f"python3 {script}; echo stutter-$((2+3))\r".encode())
+    while "stutter-5" not in live.screen():
+        live.next("screen", timeout=60)
+        frames += 1
+    elapsed = time.monotonic() - started
+    assert elapsed > 1.5, elapsed
+    assert frames <= 30 * elapsed, (frames, elapsed)  # ~20 a second (94 frames in 1.55 s before)
+    assert re.search(r"^stutter line of a flood that pauses\nstutter-5$", live.screen(), re.M)
+
+
 def test_the_last_frame_of_a_burst_counts_the_history_it_left(serve):
     """A frame's history count is what a UI scrolled back keeps its place by (and the count
     scrollback mode shows). Frames used a count up to 0.25 s old: `clear; seq 1 3000` (the

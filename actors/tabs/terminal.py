@@ -79,6 +79,7 @@ class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads
         self._last_input = 0.0  # when the writer last gave the child input
         self._dirty = threading.Event()
         self._paused = threading.Event()  # the output paused since the last notice (terminal_io)
+        self._job_ended = False  # ...and that pause came as the job that printed ended
         self._watchers: tuple[Any, ...] = ()  # rows are styled only while a UI shows this tab
         self._stopping = threading.Event()
         self._writes: queue.Queue[tuple[int, bytes, WriteTicket] | None] = queue.Queue()

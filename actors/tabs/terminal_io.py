@@ -79,6 +79,7 @@ class TerminalThreads:
     _stopping: threading.Event
     _dirty: threading.Event
     _paused: threading.Event
+    _job_ended: bool
     _writes: "queue.Queue[tuple[int, bytes, WriteTicket] | None]"
 
     def _thread_name(self, part: str) -> str:
@@ -113,7 +114,7 @@ class TerminalThreads:
                 if group != was:  # a job ended (or began): what it printed is all there
                     pause = PAUSE_AFTER_JOB
             if paused is not None and not paused(max(0.0, pause - (time.monotonic() - seen))):
-                pause = PAUSE_AFTER
+                self._job_ended, pause = pause == PAUSE_AFTER_JOB, PAUSE_AFTER
                 self._paused.set()  # (a flood that ends is drawn now: `_jump_scroll`)
             try:
                 data = pty.read(READ_BATCH)
@@ -153,6 +154,7 @@ class TerminalThreads:
     def _notify_loop(self) -> None:
         seen = self._bytes_read  # type: ignore[attr-defined]
         pace = FrameBudget(1 / FRAME_INTERVAL)
+        early = False  # a frame of this flood went at a pause, and the flood went on
         while True:
             changed = self._dirty.wait(SETTLE_AFTER if self._screen.unsettled else None)
             if self._stopping.is_set():
@@ -189,21 +191,34 @@ class TerminalThreads:
             pace.spend()
             read, seen = self._bytes_read - seen, self._bytes_read  # type: ignore[attr-defined]
             if read > FLOOD_BYTES:
-                self._jump_scroll(time.monotonic() + FLOOD_INTERVAL)
+                # A flood that went on after a pause drawn early is not drawn early again
+                # until it ends, but at its job's end: a writer descheduled on a busy machine
+                # pauses all the time, and a frame at each pause took more of the CPU it
+                # lacked (seq beside three busy cores: 41 frames a second, 22 idle).
+                early = self._jump_scroll(time.monotonic() + FLOOD_INTERVAL, patient=early) or early
+            else:
+                early = False
 
-    def _jump_scroll(self, until: float) -> None:
+    def _jump_scroll(self, until: float, patient: bool = False) -> bool:
         """Wait until `until` while output keeps coming; the moment it pauses (the flood ended:
         where it stopped is what the user waits to see) the frame goes, though not sooner than
         PAUSE_FRAME_GAP after the last. The reader says so PAUSE_AFTER s into the pause; where
-        it cannot tell (no `output_within`), a look every FRAME_INTERVAL / 3 s finds no new bytes."""
+        it cannot tell (no `output_within`), a look every FRAME_INTERVAL / 3 s finds no new bytes.
+        `patient`: only the job's end ends the wait early. True when it ended early."""
         time.sleep(PAUSE_FRAME_GAP)
         while not self._stopping.is_set():
             left = until - time.monotonic()
             if left <= 0:
-                return
+                return False
             before = self._bytes_read  # type: ignore[attr-defined]
-            if self._paused.wait(min(left, FRAME_INTERVAL / 3)) or self._bytes_read == before:  # type: ignore[attr-defined]
-                return
+            paused = self._paused.wait(min(left, FRAME_INTERVAL / 3))
+            if paused and (self._job_ended or not patient):
+                return True
+            if paused:
+                self._paused.clear()  # (a pause the flood may go on after: the next one counts)
+            elif self._bytes_read == before and not patient:  # type: ignore[attr-defined]
+                return True
+        return False
 
     # -- writer ----------------------------------------------------------------------------
 
