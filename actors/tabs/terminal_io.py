@@ -3,7 +3,7 @@
 A reader does blocking PTY reads (then takes what else is already there, up to READ_BATCH)
 and feeds the screen under the actor's lock, so output never waits for the mailbox; once the PTY is drained it waits (in a pidfd, not a loop) for the child
 to really exit and reports the reaped exit code. A writer takes queued input (with a ticket the
-sender may wait on) and writes it with flow control. A notifier turns "the screen changed" into
+sender may wait on) and writes it with flow control (`terminal_writer`). A notifier turns "the screen changed" into
 ~60 notices per second (`frame_budget`: two may go back to back; none while the program is
 inside a synchronized update, DECSET 2026, up to `SYNC_LIMIT`): while UIs watch the tab, one
 `ScreenUpdate` (the changed rows, styled once) handed to every watcher -- however many UIs look
@@ -17,7 +17,6 @@ and the tab is marked failed (see `TerminalActor.thread_gave_up`); `restart` cle
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from typing import Any
@@ -27,7 +26,7 @@ import pykka
 from ...terminals.pty import PtyProcess
 from ..events import ScreenChanged
 from ..frame_budget import FrameBudget
-from .writes import WriteTicket
+from .terminal_writer import TerminalWriter
 
 FRAME_INTERVAL = 1 / 60  # coalesce screen notices to ~60 per second (a pair may go back to back)
 # Jump scrolling, as xterm and urxvt do: while more than FLOOD_BYTES arrive between two
@@ -65,12 +64,10 @@ SETTLE_CELLS = 1_500_000
 # this much and feeds it at once: the per-feed work (locking, decoding, scanning, waking the
 # notifier) is paid once per batch, ~25% more throughput.
 READ_BATCH = 65536
-WRITE_CHUNK = 16384  # the writer looks at cancellation between chunks
-WRITE_POLL = 0.25  # seconds one chunk may wait for the child before cancellation is checked
 REPLY_TIMEOUT = 1.0  # a device-status reply the child does not take within 1 s is dropped
 
 
-class TerminalThreads:
+class TerminalThreads(TerminalWriter):
     """Mixed into `TerminalActor`: the thread bodies and how they are started."""
 
     _lock: threading.Lock
@@ -80,7 +77,6 @@ class TerminalThreads:
     _dirty: threading.Event
     _paused: threading.Event
     _job_ended: bool
-    _writes: "queue.Queue[tuple[int, bytes, WriteTicket] | None]"
 
     def _thread_name(self, part: str) -> str:
         return f"tab:{self.spec.tab_id}.{part}"  # type: ignore[attr-defined]
@@ -219,76 +215,6 @@ class TerminalThreads:
             elif self._bytes_read == before and not patient:  # type: ignore[attr-defined]
                 return True
         return False
-
-    # -- writer ----------------------------------------------------------------------------
-
-    def _write_loop(self) -> None:
-        while True:
-            item = self._writes.get()
-            if item is None:
-                return
-            generation, data, ticket = item
-            try:
-                self._write_one(generation, data, ticket)
-            except BaseException as exc:
-                ticket.finish(f"the tab's writer failed: {type(exc).__name__}: {exc}")
-                raise  # the supervisor logs it and starts the writer again
-
-    def _write_one(self, generation: int, data: bytes, ticket: WriteTicket) -> None:
-        pty = self._pty  # type: ignore[attr-defined]
-        if pty is None or generation != self._generation:
-            ticket.finish("the tab was restarted before this input was written")
-            return
-        view = memoryview(data)
-        while ticket.written < len(data):
-            if ticket.cancelled or self._stopping.is_set():
-                ticket.finish("cancelled")
-                if not self._stopping.is_set():
-                    self._close_cut(pty, generation, view, ticket)
-                return
-            chunk = view[ticket.written:ticket.written + WRITE_CHUNK]
-            # (stamped before the write, or the reader could take the echo before the stamp,
-            # and after it, for a write that waited on a child slow to read)
-            self._last_input = time.monotonic()  # type: ignore[attr-defined]
-            try:
-                ticket.progress(pty.write(chunk, WRITE_POLL))
-                self._last_input = time.monotonic()  # type: ignore[attr-defined]
-                self._input_given(self._last_input)  # type: ignore[attr-defined]
-            except OSError as exc:
-                ticket.finish(f"the tab's child is gone ({exc.strerror or exc})")
-                return
-        ticket.finish()
-
-    def _close_cut(self, pty: Any, generation: int, data: memoryview, ticket: WriteTicket) -> None:
-        """Input cut short ends whole: the rest of a character or of the opening cut in two,
-        then the closing (a paste's end marker). Written before anything queued after it, as
-        soon as the program reads again; given up when the tab stops or restarts."""
-        if not ticket.written:
-            return  # nothing went: nothing to close
-        end = max(ticket.written, ticket.opening)
-        while end < len(data) and 0x80 <= data[end] < 0xC0:  # a UTF-8 continuation byte
-            end += 1
-        rest = memoryview(bytes(data[ticket.written:end]) + ticket.closing)
-        done = 0
-        while done < len(rest) and not self._stopping.is_set() and generation == self._generation:
-            try:
-                done += pty.write(rest[done:], WRITE_POLL)
-            except OSError:
-                return  # the child is gone; the reader reports the exit
-
-    def _fail_queued_writes(self, reason: str) -> None:
-        stop = False
-        while True:
-            try:
-                item = self._writes.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                item[2].finish(reason)
-            else:
-                stop = True
-        if stop:  # the writer's stop mark stays: without it the writer waits in `get` for good
-            self._writes.put(None)
 
     @staticmethod
     def _safe_write(pty: PtyProcess, data: bytes, timeout: float | None = None) -> None:

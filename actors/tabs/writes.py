@@ -17,7 +17,7 @@ from ..errors import TikiError
 class WriteTicket:
     def __init__(self, size: int, opening: int = 0, closing: bytes = b"") -> None:
         self.size = size
-        # Input cut short still ends whole (`TerminalThreads._close_cut`): its first `opening`
+        # Input cut short still ends whole (`TerminalWriter._close_cut`): its first `opening`
         # bytes, then `closing` -- a paste's start and end markers, so the program is not
         # left inside a paste -- and no character is cut in two.
         self.opening, self.closing = opening, closing
