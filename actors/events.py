@@ -29,6 +29,7 @@ class TabInfo:
     failed: str | None = None  # why the tab's terminal failed (restart the tab to recover)
     agent: dict[str, Any] | None = None  # {"kind", "state", "since", "reason"} (see AgentStateChanged)
     watched: bool = False  # a UI shows it (its screen frames are built), when the list was made
+    unseen: str | None = None  # "done" | "bell": news no UI has shown yet (agent_watch.TabAgent.unseen)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,6 +44,7 @@ class TabInfo:
             "active": self.active,
             "failed": self.failed,
             "watched": self.watched,
+            "unseen": self.unseen,
             "agent": dict(self.agent) if self.agent else
             {"kind": "shell", "state": "unknown", "since": None, "reason": "not evaluated"},
         }

@@ -57,6 +57,7 @@ class TabRow(TypedDict):
     active: bool
     failed: str | None
     watched: bool  # a UI shows the tab (its screen frames are built)
+    unseen: Literal["done", "bell"] | None  # its agent finished, or it rang, while no UI showed it; until one does
     agent: AgentRow
 
 

@@ -25,8 +25,8 @@ def test_terminal_list_json_shape(serve):
     assert [t["name"] for t in tabs] == ["sh"]
     tab = tabs[0]
     assert set(tab) == {"id", "name", "command", "cwd", "role", "running", "exit_code", "activity", "active", "failed",
-                        "watched", "agent"}
-    assert tab["failed"] is None and tab["watched"] is False  # no UI shows it
+                        "watched", "unseen", "agent"}
+    assert tab["failed"] is None and tab["watched"] is False and tab["unseen"] is None  # no UI shows it; no news
     assert tab["role"] == "shell" and tab["running"] is True and tab["exit_code"] is None
     assert tab["activity"] in ("idle", "busy") and tab["active"] is True
     assert set(tab["agent"]) == {"kind", "state", "since", "reason"} and tab["agent"]["kind"] == "shell"

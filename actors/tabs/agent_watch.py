@@ -6,7 +6,10 @@ window after input closed (`look_again_at`), evaluates the tab's rules (terminal
 at most ~10 times a second however busy the tab is, and publishes what changed:
 `AgentStateChanged` for every new state, and `AgentNotice` when the user should hear of it
 ([notify] in config.toml): the tab entered `waiting`, it went from `working` to `idle` after
-working a while, or its program printed a notification of its own.
+working a while, or its program printed a notification of its own. A `done` or a bell while no
+UI shows the tab also leaves the tab `unseen` until a UI shows it (`seen`): the tab rows carry
+it, so a UI that attaches later -- after a detach, SSH loss, a night away -- still learns which
+tabs have news (the badges of the UI that heard a notice are that UI's own).
 Every tab is watched, shown or not; the detector (and what it remembers) is replaced when the
 tab restarts, so nothing from the old program leaks into the new one's state.
 
@@ -98,11 +101,13 @@ class TabAgent:
     """The detector of one tab, its thread body and the view it publishes."""
 
     def __init__(self, config: AgentConfig, bus: EventBus, tab: Callable[[], tuple[int, str]],
-                 facts: Callable[[float], ScreenFacts]) -> None:
+                 facts: Callable[[float], ScreenFacts], watched: Callable[[], bool] = lambda: False) -> None:
         self._config = config
         self._bus = bus
         self._tab = tab  # (id, name) now: a tab may be renamed
         self._facts = facts
+        self._watched = watched  # does a UI show the tab now (then it heard the notice)
+        self.unseen: str | None = None  # "done" | "bell": news no UI has shown yet
         self._wake = threading.Event()
         self._cv = threading.Condition()
         self._detector = AgentStateDetector(config.rulebook)
@@ -125,6 +130,19 @@ class TabAgent:
         """Evaluate at `when` as well, the screen changed or not (the latest asked for wins)."""
         self._due = when if self._due is None else max(self._due, when)
         self._wake.set()  # (the thread waits for the time it knew of: it takes the new one)
+
+    def seen(self) -> None:
+        """A UI shows the tab: its news has been seen."""
+        with self._cv:
+            self.unseen = None
+
+    def _mark(self, reason: str) -> None:
+        """A notice (`done`, `bell`) nobody may have heard: kept until a UI shows the tab. A bell
+        says less than a finished turn, so it never hides one."""
+        if not self._watched():
+            with self._cv:
+                if reason == "done" or self.unseen is None:
+                    self.unseen = reason
 
     def reset(self) -> None:
         """The tab's program starts again: a fresh detector, nothing remembered."""
@@ -193,12 +211,14 @@ class TabAgent:
                 self._bus.publish(AgentNotice(tab_id, name, "waiting", view.excerpt() or view.evidence))
             elif view.state == "idle" and previous.state == "working" and notify.done and \
                     self._working_since is not None and view.since - self._working_since >= notify.done_after:
+                self._mark("done")
                 self._bus.publish(AgentNotice(tab_id, name, "done", view.evidence))
         if notify.program:
             for note in facts.notifications:
                 if note.kind != "bel":
                     self._bus.publish(AgentNotice(tab_id, name, "program", note.text))
             if any(note.kind == "bel" for note in facts.notifications):  # (a run of them rings once)
+                self._mark("bell")
                 self._bus.publish(AgentNotice(tab_id, name, "bell", ""))
 
     def wait_for(self, wanted: Callable[[AgentView], bool], timeout: float,

@@ -229,7 +229,7 @@ class TerminalActor(TerminalReads, TerminalInput, TerminalAgent, TerminalThreads
             busy = self._last_output and time.monotonic() - self._last_output < BUSY_WINDOW
         return {"running": self._running, "exit_code": self._exit_code,
                 "activity": "busy" if busy else "idle", "failed": self._failed, "agent": self._agent.view.row(),
-                "watched": bool(self._watchers)}
+                "watched": bool(self._watchers), "unseen": self._agent.unseen}
 
 
     def output_counter(self) -> int:

@@ -32,7 +32,7 @@ class TerminalAgent:
         self._started_at: float | None = None  # when the current child was spawned (monotonic)
         self._foreground: ForegroundCommand | None = None
         self._agent = TabAgent(config, self._bus, lambda: (self.spec.tab_id, self.spec.name),  # type: ignore[attr-defined]
-                               self._agent_facts)
+                               self._agent_facts, lambda: bool(self._watchers))  # type: ignore[attr-defined]
         self._outbox = Outbox(self, self._agent, self._supervisor)  # type: ignore[attr-defined]
 
     def agent(self) -> TabAgent:

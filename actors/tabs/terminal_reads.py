@@ -27,6 +27,7 @@ class TerminalReads:
         with self._drawn() as screen:
             first = not self._watchers
             self._watchers = (*self._watchers, callback)
+            self._agent.seen()  # type: ignore[attr-defined]
             snapshot = screen.snapshot()
             if first:
                 # The snapshot holds every row: changes made before it are nobody's to send (the

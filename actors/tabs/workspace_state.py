@@ -126,7 +126,7 @@ def tab_info(tab: _Tab, active: int | None, supervisor: Supervisor) -> TabInfo:
     return TabInfo(id=tab.id, name=tab.name, command=list(tab.command), cwd=tab.cwd, role=tab.role,
                    running=status["running"], exit_code=status["exit_code"], activity=status["activity"],
                    active=tab.id == active, failed=tab.start_error or status.get("failed"), agent=status.get("agent"),
-                   watched=status.get("watched", False))
+                   watched=status.get("watched", False), unseen=status.get("unseen"))
 
 
 def terminal_status(tab: _Tab, supervisor: Supervisor) -> dict[str, Any]:

@@ -125,6 +125,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         mark = "*" if tab["active"] else " "
         agent = f"{tab['agent']['kind']}:{tab['agent']['state']}"
         why = f"  ({tab['failed']})" if tab["failed"] else ""
+        if tab.get("unseen"):  # (a host before it sends none)
+            why += f"  ({tab['unseen']}, unseen)"
         print(f"{mark} {pad(tab['name'], width)}  {tab['role']:<5}  {state:<12} {agent:<16} "
               f"{' '.join(tab['command'])}{why}")
     return 0

@@ -7,7 +7,8 @@ settings in `hello`; this module decides *how* the user hears of it, by those se
 
 - a badge on the tab: `waiting` (it needs you) until the tab stops waiting or you show it,
   `done` (it finished while you looked elsewhere) until you show it, `bell` (its program rang
-  the bell) until you show it;
+  the bell) until you show it -- also when it happened with no UI attached (the host keeps
+  such news in the tab's `unseen` until a UI shows the tab);
 - a toast (Textual's notify);
 - OSC 9, OSC 777 and BEL, written through the Textual driver's writer, so they reach the
   terminal between two frames and never inside one.
@@ -59,6 +60,7 @@ class Notifier:
         self.badges: dict[int, str] = {}  # tab id -> "waiting" | "done"
         self.written: list[str] = []  # the sequences sent to the outer terminal (the last few)
         self._known: set[int] = set()  # the tabs of the last tab list
+        self._unseen: dict[int, str | None] = {}  # tab -> its `unseen` in the last tab list
         self._toasted: dict[int, float] = {}  # tab -> when its program's last notification toasted
 
     def start(self, hello: dict[str, Any]) -> None:
@@ -67,20 +69,31 @@ class Notifier:
     # -- what the host says ----------------------------------------------------------------
 
     def tabs(self, rows: list[dict[str, Any]]) -> None:
-        """The tab list: a tab already waiting when this UI attached gets its badge; a closed
-        tab, or one no longer waiting, loses its `waiting` badge (a badge never outlives the
-        prompt it was for)."""
+        """The tab list: a tab already waiting when this UI attached gets its badge, and so does
+        one the host marks `unseen` (done or rang while no UI showed it); a closed tab, or one
+        no longer waiting, loses its `waiting` badge (a badge never outlives the prompt it was
+        for), and one whose `unseen` another UI cleared loses its done or bell badge."""
         ids = set()
         for row in rows:
             ids.add(row["id"])
             state = (row.get("agent") or {}).get("state")
             new = row["id"] not in self._known  # later, notices say when a tab starts waiting
-            if new and state == "waiting" and self.settings["waiting"] and row["id"] != self.app.active_id:
+            behind = row["id"] != self.app.active_id
+            if new and state == "waiting" and self.settings["waiting"] and behind:
                 self._badge(row["id"], "waiting")
             elif state != "waiting" and self.badges.get(row["id"]) == "waiting":
                 self.badges.pop(row["id"])
+            # News the host kept while no UI showed the tab: a badge here too. Once a UI shows
+            # the tab the host clears it, and so does every UI (the user has seen it).
+            unseen, before = row.get("unseen"), self._unseen.get(row["id"])
+            if new and unseen in ("done", "bell") and behind:
+                self._badge(row["id"], unseen)
+            elif before and not unseen and self.badges.get(row["id"]) in ("done", "bell"):
+                self.badges.pop(row["id"])
+            self._unseen[row["id"]] = unseen
         for tab in [tab for tab in self.badges if tab not in ids]:
             self.badges.pop(tab)
+        self._unseen = {tab: mark for tab, mark in self._unseen.items() if tab in ids}
         self._known = ids
         self._redraw()
 
@@ -126,14 +139,16 @@ class Notifier:
     # -- how -------------------------------------------------------------------------------
 
     def _bell(self, tab: int) -> None:
-        if tab != self.app.active_id and self.badges.get(tab) is None:  # (it says less than the others)
+        if tab != self.app.active_id and self.badges.get(tab) is None:
             self._badge(tab, "bell")
             self._redraw()
         if self.settings["bell"]:
             self._write("\x07")
 
     def _badge(self, tab: int, badge: str) -> None:
-        if self.settings["badge"] and not (badge == "done" and self.badges.get(tab) == "waiting"):
+        # (A finished turn never hides a question, and a bell, which says least, hides nothing.)
+        held = self.badges.get(tab)
+        if self.settings["badge"] and not (badge == "done" and held == "waiting" or badge == "bell" and held):
             self.badges[tab] = badge
 
     def _redraw(self) -> None:
