@@ -91,3 +91,31 @@ def test_the_status_line_shows_the_generation_figures_in_a_right_docked_panel(fa
         outer.wait("w0", "slow-run-over")
     finally:
         outer.close()
+
+
+def test_a_short_terminal_gives_the_tab_the_height_and_prefix_a_still_opens_the_panel(tiki_env, tmp_path):
+    """In a 60x14 terminal (a tmux split, a small laptop window) the panel docked at the bottom
+    kept its 7 rows and the tab got 6 -- the shell's last lines scrolled off while the panel
+    showed nothing. Below SHORT rows the panel hides and the tab has every row but the tab
+    bar's; prefix a still opens it to type into (and back hides it again); once the terminal
+    is tall enough it is back where it was."""
+    outer = Outer(tiki_env, cols=60, rows=14)
+    try:
+        outer.start_ui(tmp_path / "ws.toml", BASH_TAB, ready="? help")
+        outer.literal("w0", "for i in $(seq 1 20); do echo line-$i; done; stty size")
+        outer.keys("w0", "Enter")
+        screen = outer.wait("w0", "13 60")  # the tab's size: all 14 rows but the tab bar
+        assert "CHT" not in screen and "line-11" in screen, screen
+        outer.keys("w0", "C-\\", "a")  # the panel, to type into
+        outer.wait("w0", "CHT")
+        outer.keys("w0", "C-\\", "a")  # back to the tab: the panel hides again
+        wait_until(lambda: "CHT" not in outer.screen("w0"), 10, 0.05, what="the panel hidden again")
+        outer.keys("w0", "C-\\", "z")  # (right -> bottom: nothing to see) says why
+        outer.wait("w0", "too short")
+        outer.tmux("resize-window", "-t", "w0", "-x", "60", "-y", "30")  # tall enough: the panel is back
+        outer.wait("w0", "CHT")
+        outer.literal("w0", "stty size")
+        outer.keys("w0", "Enter")
+        outer.wait("w0", f"\n{30 - 1 - 10} 60")  # the bottom panel's rows (35% of 30: 10) off the tab's
+    finally:
+        outer.close()

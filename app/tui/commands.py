@@ -19,6 +19,9 @@ from .messages import PanelNote
 from .palette import Palette
 
 NARROW = 120  # columns: below this the agent panel docks at the bottom
+# Rows: below this a panel at the bottom hides, the tab gets the height (the panel's 7 rows
+# left a 14-row terminal's tab 6); prefix a still opens it to type into.
+SHORT = 18
 
 
 class Commands:
@@ -26,6 +29,7 @@ class Commands:
     active_id: int | None
     client: Any
     detached_reason: str | None
+    _panel_wanted = False  # prefix a showed a panel a short terminal hides (`apply_panel`)
 
     # -- tabs ----------------------------------------------------------------------------
 
@@ -153,9 +157,15 @@ class Commands:
         if self.screen.focused is not line:  # type: ignore[attr-defined]  # (the view, or nothing)
             if self.ui["panel"] == "hidden":  # type: ignore[attr-defined]
                 self.action_cycle_panel()
+            elif self.panel.hidden:  # type: ignore[attr-defined]  # hidden for a short terminal
+                self._panel_wanted = True  # shown while it has the keyboard
+                self.apply_panel()
             self.screen.set_focus(line)  # type: ignore[attr-defined]
         else:
             self.screen.set_focus(self.view)  # type: ignore[attr-defined]
+            if self._panel_wanted:
+                self._panel_wanted = False
+                self.apply_panel()
 
     def action_cycle_panel(self) -> None:
         order = settings_store.PANELS
@@ -163,14 +173,23 @@ class Commands:
         ui["panel"] = order[(order.index(ui["panel"]) + 1) % len(order)]
         self.apply_panel()
         self._save_ui()  # type: ignore[attr-defined]
+        if ui["panel"] != "hidden" and self.panel.hidden:  # type: ignore[attr-defined]
+            self.notify(f"the terminal is too short for the panel ({self.size.height} rows; it shows from "  # type: ignore[attr-defined]
+                        f"{SHORT}); {prefix_label(self.prefix_name)} a opens it to type into",  # type: ignore[attr-defined]
+                        timeout=6)
 
-    def apply_panel(self, width: int | None = None) -> None:
+    def apply_panel(self, width: int | None = None, height: int | None = None) -> None:
         """Dock the panel as chosen, except that on a terminal narrower than NARROW columns a
-        panel on the right goes to the bottom: the tab gets the width."""
+        panel on the right goes to the bottom (the tab gets the width), and on one shorter
+        than SHORT rows a panel at the bottom hides unless it has the keyboard (the tab gets
+        the height)."""
         position = self.ui["panel"]  # type: ignore[attr-defined]
         width = self.size.width if width is None else width  # type: ignore[attr-defined]
+        height = self.size.height if height is None else height  # type: ignore[attr-defined]
         if position == "right" and 0 < width < NARROW:
             position = "bottom"
+        if position == "bottom" and 0 < height < SHORT and not self._panel_wanted:
+            position = "hidden"
         self.main_area.set_classes(f"panel-{position}")  # type: ignore[attr-defined]
         self.panel.shown(position != "hidden")  # type: ignore[attr-defined]
         if position == "hidden" and self.screen.focused is self.panel.query_one("#agent-input"):  # type: ignore[attr-defined]

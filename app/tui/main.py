@@ -111,7 +111,7 @@ class TikiApp(TrimmedDisplay, TerminalCursor, Clipboard, Commands, HostEvents, A
         # when it is back at the size the UI drew at before it could draw the narrow one --
         # which Textual takes as no change at all: everything is drawn again, once.
         self.action_redraw()
-        self.apply_panel(event.size.width)
+        self.apply_panel(event.size.width, event.size.height)
 
     def _on_signals(self) -> None:
         """SIGTERM / SIGHUP (the terminal went away) / SIGQUIT end the app cleanly: a detach."""
