@@ -47,6 +47,8 @@ class ScreenFacts:
     leader_in_front: bool | None = None
     # The program in front waits in a read of the terminal (Linux), None where that is not known.
     reading: bool | None = None
+    # A job in front waits in epoll with the terminal in the set (Linux; False where not known).
+    listening: bool = False
 
 
 class Verdict(NamedTuple):
@@ -137,6 +139,8 @@ def check(rule: Rule, view: _View) -> str | None:
         return None
     if rule.reading is not None and (facts.reading is None or rule.reading != facts.reading):
         return None
+    if rule.listening is not None and rule.listening != facts.listening:
+        return None
     if rule.started_within is not None and (facts.started_at is None
                                             or facts.now - facts.started_at > rule.started_within):
         return None
@@ -196,6 +200,9 @@ def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Not
         parts.append("a known screen was seen before" if view.recognised else "no known screen seen yet")
     if rule.reading is not None:
         parts.append("it waits in a read of the terminal" if rule.reading else "it is not reading the terminal")
+    if rule.listening is not None:
+        parts.append("it waits for its terminal in an event loop" if rule.listening
+                     else "its event loop does not watch the terminal")
     if rule.job is not None:
         parts.append(f"{_clip(' '.join(facts.command))!r} runs in front" if rule.job
                      else "the tab's own program holds its terminal")

@@ -31,7 +31,7 @@ AGENT_KEYS = {"name", "commands", "signature", "signature_title", "signature_reg
 # condition keys; a rule matches when every condition it names holds
 CONDITION_KEYS = {"region", "match", "not_match", "title", "cursor", "alt_screen", "blank", "exited",
                   "notification", "bell", "signal_within", "quiet_for", "output_within", "started_within",
-                  "recognised", "job", "reading"}
+                  "recognised", "job", "reading", "listening"}
 RULE_KEYS = {"name", "state", "description", "disabled", "before", "after"} | CONDITION_KEYS
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
 _REGION = re.compile(r"(screen|cursor_line)\Z|(bottom|top|above_cursor):([1-9][0-9]*)\Z")
@@ -179,7 +179,8 @@ def _rule(entry: dict[str, Any], src: str, index: int) -> Rule:
     numbers = {key: _number(entry[key], where, key) for key in ("signal_within", "quiet_for", "output_within",
                                                                 "started_within") if key in entry}
     flags = {key: _typed(entry[key], bool, where, key)
-             for key in ("alt_screen", "blank", "exited", "bell", "recognised", "job", "reading") if key in entry}
+             for key in ("alt_screen", "blank", "exited", "bell", "recognised", "job", "reading", "listening")
+             if key in entry}
     cursor = entry.get("cursor")
     if cursor not in (None, "visible", "hidden"):
         raise AgentRulesError(f"{where}: cursor = {cursor!r}; use \"visible\" or \"hidden\"")

@@ -10,7 +10,9 @@ most every `LOOK_EVERY` seconds (reading /proc costs ~50 us here; `ps` a few ms)
 again when the group changed, when its leader's name did (an `exec` keeps the group: `sh -c
 'exec claude'` becomes Claude; Linux), or every `REFRESH` seconds. On Linux each look also
 asks whether the group's leader waits in a read of the terminal (`/proc/PID/syscall`): a
-program waiting to be typed to, with or without a prompt on its screen.
+program waiting to be typed to, with or without a prompt on its screen -- and, for a job that
+does not, whether one of its threads waits in epoll with the terminal in the set (an event loop
+that watches the keyboard: waiting to be typed to when it is also quiet).
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ REFRESH = 2.0  # seconds before the same process group's argv is read again
 # read(2)'s number in /proc/PID/syscall, by architecture (the asm-generic ones use 63)
 _READ = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63, "loongarch64": 63,
          "i386": 3, "i686": 3, "armv7l": 3, "ppc64le": 3, "ppc64": 3, "s390x": 3}.get(platform.machine())
+# epoll_wait/epoll_pwait's numbers (epoll_pwait2 is 441 everywhere); where unlisted, only 441
+_GENERIC_EPOLL = frozenset({22, 441})
+_EPOLL = {"x86_64": frozenset({232, 281, 441}), "amd64": frozenset({232, 281, 441}), "aarch64": _GENERIC_EPOLL,
+          "arm64": _GENERIC_EPOLL, "riscv64": _GENERIC_EPOLL, "loongarch64": _GENERIC_EPOLL,
+          }.get(platform.machine(), frozenset({441}))
+_EPOLLIN = 0x1
+# Threads of a job looked at for an epoll wait, oldest first (an event loop is the main thread, or
+# one started early): a JVM build's hundred threads cost a millisecond a look otherwise.
+MAX_THREADS = 32
 
 
 def foreground_group(pid: int) -> int | None:
@@ -107,6 +118,46 @@ def reads_its_terminal(pid: int, tty: int | None = None) -> bool | None:
         return False
 
 
+def listens_to_its_terminal(pid: int, tty: int) -> bool:
+    """Does a thread of process `pid` wait in epoll with its terminal (device `tty`) in the set,
+    for input: an event loop watching the keyboard among other things (Node's readline, an
+    asyncio `add_reader`). Unlike a read of the terminal, that is also what a program at work
+    that takes keys meanwhile does: rules ask for quiet output with it. False where /proc
+    cannot tell (not Linux, a process the host may not look into)."""
+    if not sys.platform.startswith("linux") or tty == 0:
+        return False
+    try:
+        threads = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+    except (OSError, ValueError):
+        return False
+    for thread in threads[:MAX_THREADS]:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/syscall", "rb") as syscall:
+                fields = syscall.read().split()
+            if len(fields) > 1 and fields[0].isdigit() and int(fields[0]) in _EPOLL and \
+                    _epoll_has_terminal(pid, int(fields[1], 16), tty):
+                return True
+        except (OSError, ValueError):
+            continue  # (a thread that ended meanwhile)
+    return False
+
+
+def _epoll_has_terminal(pid: int, epfd: int, tty: int) -> bool:
+    """Whether epoll descriptor `epfd` of `pid` watches terminal `tty` for input: its fdinfo has
+    a line `tfd: N events: HEX ...` per descriptor it watches."""
+    with open(f"/proc/{pid}/fdinfo/{epfd}", "rb") as info:
+        lines = info.read().splitlines()
+    for line in lines:
+        words = line.split()
+        if len(words) >= 4 and words[0] == b"tfd:" and words[2] == b"events:" and int(words[3], 16) & _EPOLLIN:
+            try:
+                if os.stat(f"/proc/{pid}/fd/{int(words[1])}").st_rdev == tty:
+                    return True
+            except (OSError, ValueError):
+                continue
+    return False
+
+
 def _stat_fields(pid: int) -> list[bytes]:
     """The fields of /proc/PID/stat after the process's name: state, ppid, pgrp, session,
     tty_nr, tpgid, ... (the name may hold ") ", hence the last one splits). Raises OSError."""
@@ -134,6 +185,7 @@ class ForegroundCommand:
         self._every = LOOK_EVERY if sys.platform.startswith("linux") else PS_EVERY
         self._ended = False
         self._reading: bool | None = None
+        self._listening = False
         self._due = -1e9  # a look before this is not the answer from this on (`look_again_at`)
 
     @property
@@ -148,6 +200,12 @@ class ForegroundCommand:
         """The foreground process waits in a read of the terminal (`reads_its_terminal`; None
         where that cannot be known). As of the last `get`."""
         return self._reading
+
+    @property
+    def listening(self) -> bool:
+        """A job in front waits in epoll with the terminal in its set (`listens_to_its_terminal`;
+        looked for only while it is not reading the terminal). As of the last `get`."""
+        return self._listening
 
     @property
     def ended(self) -> bool:
@@ -169,9 +227,11 @@ class ForegroundCommand:
         group, tty = _terminal_of(self.leader)
         if group is None:
             self._group, self._argv, self._ended, self._reading = None, [], ended(self.leader), None
+            self._listening = False
             return self._argv
         # (a look each time: it changes at every key; the leader's terminal is the group's)
         self._reading = reads_its_terminal(group, tty or None)
+        self._listening = group != self.leader and not self._reading and listens_to_its_terminal(group, tty or 0)
         name = name_of(group)
         if group != self._group or name != self._name or now - self._read_at >= REFRESH:
             self._group, self._name, self._argv, self._read_at = group, name, command_of(group), now

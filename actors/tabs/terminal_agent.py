@@ -74,4 +74,5 @@ class TerminalAgent:
                            over and self._started_at is not None, self._exit_code,
                            live or self.spec.command,
                            foreground.leader_in_front if live and foreground is not None else None,
-                           foreground.reading if live and foreground is not None else None)
+                           foreground.reading if live and foreground is not None else None,
+                           bool(live) and foreground is not None and foreground.listening)

@@ -1,0 +1,83 @@
+"""A shell tab whose command waits for the keyboard inside an event loop -- Node's readline, an
+asyncio program -- asking something with no prompt sign (`What is your name? `) is idle once it
+has been quiet a moment, not `working` until it ends: such a program waits in epoll with its
+terminal in the set, not in a read of it (Linux: /proc/PID/task/*/syscall and the epoll
+descriptor's fdinfo). A coordinator's send waited for an `idle` that never came.
+
+Real programs in a real host's bash tab; the controls are the same runtimes printing while they
+watch the keyboard (working: recent output) and waiting on a timer alone (working: the job)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+from conftest import BASH_TAB, wait_until
+from ipc_helpers import request
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="epoll and /proc: Linux")
+
+NODE_QUESTION = ("const rl = require('readline').createInterface({input: process.stdin, output: process.stdout});"
+                 "rl.question('What is your name? ', a => { console.log('hi ' + a); process.exit(0); });")
+NODE_TICKING = ("process.stdin.setRawMode(true); process.stdin.on('data', () => process.exit(0));"
+                "let n = 0; setInterval(() => process.stdout.write('\\rtick ' + n++), 300);")
+NODE_TIMER = "setTimeout(() => console.log('timer-done'), 60000);"
+PY_ASYNCIO = ("import asyncio, sys\n"
+              "async def main():\n"
+              "    loop = asyncio.get_running_loop(); got = asyncio.Event()\n"
+              "    loop.add_reader(sys.stdin.fileno(), got.set)\n"
+              "    print('Which branch should I merge? ', end='', flush=True)\n"
+              "    await got.wait(); print('merging', sys.stdin.readline().strip())\n"
+              "asyncio.run(main())\n")
+
+
+def explain(host) -> tuple[str, str]:
+    reply = request(host.env, "terminal.explain", name="sh")["result"]
+    return reply["state"], reply["rule"]
+
+
+def run(host, tmp_path, name: str, source: str, program: str) -> None:
+    script = tmp_path / name
+    script.write_text(source)
+    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "15000").returncode == 0
+    assert host.run("terminal-send", "sh", f"{program} {script}").returncode == 0
+
+
+def settles_as(host, expected: tuple[str, str], holds: float = 2.5) -> None:
+    """`expected` within 5 s, and still `expected` `holds` s on (a quiet-period rule would flip)."""
+    wait_until(lambda: explain(host) == expected, 5, 0.1, what=f"sh {expected}")
+    try:
+        wait_until(lambda: explain(host) != expected, holds, 0.1)
+    except AssertionError:
+        return
+    pytest.fail(f"sh left {expected}: {explain(host)}")
+
+
+def test_a_python_asyncio_question_with_no_prompt_sign_is_idle(serve, tmp_path):
+    host = serve(BASH_TAB)
+    run(host, tmp_path, "ask.py", PY_ASYNCIO, sys.executable)
+    host.wait_text("sh", "Which branch should I merge?")
+    settles_as(host, ("idle", "listens-terminal"))
+    assert host.run("terminal-send", "sh", "main").returncode == 0
+    host.wait_text("sh", "merging main")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_node_waiting_for_the_keyboard_is_idle_and_node_at_work_is_not(serve, tmp_path):
+    host = serve(BASH_TAB)
+    run(host, tmp_path, "ask.js", NODE_QUESTION, "node")
+    host.wait_text("sh", "What is your name?")
+    settles_as(host, ("idle", "listens-terminal"))
+    assert host.run("terminal-send", "sh", "Ann").returncode == 0
+    host.wait_text("sh", "hi Ann")
+
+    run(host, tmp_path, "tick.js", NODE_TICKING, "node")  # it watches the keyboard, and prints
+    host.wait_text("sh", "tick 3")
+    settles_as(host, ("working", "recent-output"))
+    assert host.run("terminal-key", "sh", "q").returncode == 0
+
+    run(host, tmp_path, "timer.js", NODE_TIMER, "node")  # it waits on a timer alone: a quiet job
+    wait_until(lambda: explain(host) == ("working", "job"), 5, 0.1, what="the timer's job")
+    settles_as(host, ("working", "job"))
+    assert host.run("terminal-key", "sh", "ctrl+c").returncode == 0
