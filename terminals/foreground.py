@@ -11,8 +11,9 @@ again when the group changed, when its leader's name did (an `exec` keeps the gr
 'exec claude'` becomes Claude; Linux), or every `REFRESH` seconds. On Linux each look also
 asks whether the group's leader waits in a read of the terminal (`/proc/PID/syscall`): a
 program waiting to be typed to, with or without a prompt on its screen -- and, for a job that
-does not, whether one of its threads waits in epoll with the terminal in the set (an event loop
-that watches the keyboard: waiting to be typed to when it is also quiet).
+does not, whether one of its threads waits for the terminal's input (in epoll with the terminal
+in the set: an event loop watching the keyboard; or a reader thread): waiting to be typed to
+when it is also quiet.
 """
 
 from __future__ import annotations
@@ -119,11 +120,12 @@ def reads_its_terminal(pid: int, tty: int | None = None) -> bool | None:
 
 
 def listens_to_its_terminal(pid: int, tty: int) -> bool:
-    """Does a thread of process `pid` wait in epoll with its terminal (device `tty`) in the set,
-    for input: an event loop watching the keyboard among other things (Node's readline, an
-    asyncio `add_reader`). Unlike a read of the terminal, that is also what a program at work
-    that takes keys meanwhile does: rules ask for quiet output with it. False where /proc
-    cannot tell (not Linux, a process the host may not look into)."""
+    """Does a thread of process `pid` wait for input from its terminal (device `tty`) -- in epoll
+    with the terminal in the set (an event loop watching the keyboard among other things: Node's
+    readline, asyncio's `add_reader`), or in a read of it (a reader thread; Go's goroutines).
+    Unlike the main thread's read (`reads_its_terminal`), that is also what a program at work
+    that takes keys meanwhile does: rules ask for quiet output with it. False where /proc cannot
+    tell (not Linux, a process the host may not look into)."""
     if not sys.platform.startswith("linux") or tty == 0:
         return False
     try:
@@ -134,8 +136,12 @@ def listens_to_its_terminal(pid: int, tty: int) -> bool:
         try:
             with open(f"/proc/{pid}/task/{thread}/syscall", "rb") as syscall:
                 fields = syscall.read().split()
-            if len(fields) > 1 and fields[0].isdigit() and int(fields[0]) in _EPOLL and \
-                    _epoll_has_terminal(pid, int(fields[1], 16), tty):
+            if len(fields) < 2 or not fields[0].isdigit():
+                continue  # running, or no system call
+            call, first = int(fields[0]), int(fields[1], 16)
+            if call == _READ and os.stat(f"/proc/{pid}/fd/{first}").st_rdev == tty:
+                return True  # a thread of its own reads the keyboard (Go's goroutines, a reader thread)
+            if call in _EPOLL and _epoll_has_terminal(pid, first, tty):
                 return True
         except (OSError, ValueError):
             continue  # (a thread that ended meanwhile)

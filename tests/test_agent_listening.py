@@ -2,7 +2,8 @@
 asyncio program -- asking something with no prompt sign (`What is your name? `) is idle once it
 has been quiet a moment, not `working` until it ends: such a program waits in epoll with its
 terminal in the set, not in a read of it (Linux: /proc/PID/task/*/syscall and the epoll
-descriptor's fdinfo). A coordinator's send waited for an `idle` that never came.
+descriptor's fdinfo) -- nor is one whose reading thread is not its main one (Go reads in a
+goroutine's thread). A coordinator's send waited for an `idle` that never came.
 
 Real programs in a real host's bash tab; the controls are the same runtimes printing while they
 watch the keyboard (working: recent output) and waiting on a timer alone (working: the job)."""
@@ -31,6 +32,11 @@ PY_ASYNCIO = ("import asyncio, sys\n"
               "    await got.wait(); print('merging', sys.stdin.readline().strip())\n"
               "asyncio.run(main())\n")
 
+PY_READER_THREAD = ("import sys, threading\n"  # (as Go's goroutines read: a thread of its own)
+                    "print('Your choice? ', end='', flush=True)\n"
+                    "reader = threading.Thread(target=lambda: print('chose', sys.stdin.readline().strip()))\n"
+                    "reader.start(); reader.join()\n")
+
 
 def explain(host) -> tuple[str, str]:
     reply = request(host.env, "terminal.explain", name="sh")["result"]
@@ -40,7 +46,8 @@ def explain(host) -> tuple[str, str]:
 def run(host, tmp_path, name: str, source: str, program: str) -> None:
     script = tmp_path / name
     script.write_text(source)
-    assert host.run("terminal-wait", "sh", "--until", "idle", "--timeout-ms", "15000").returncode == 0
+    # (the shell at its prompt first: a verdict about the program before is not this one's)
+    wait_until(lambda: explain(host) == ("idle", "prompt"), 10, 0.1, what="the shell's prompt")
     assert host.run("terminal-send", "sh", f"{program} {script}").returncode == 0
 
 
@@ -54,13 +61,19 @@ def settles_as(host, expected: tuple[str, str], holds: float = 2.5) -> None:
     pytest.fail(f"sh left {expected}: {explain(host)}")
 
 
-def test_a_python_asyncio_question_with_no_prompt_sign_is_idle(serve, tmp_path):
+def test_python_asking_with_no_prompt_sign_from_an_event_loop_or_a_thread_is_idle(serve, tmp_path):
     host = serve(BASH_TAB)
     run(host, tmp_path, "ask.py", PY_ASYNCIO, sys.executable)
     host.wait_text("sh", "Which branch should I merge?")
     settles_as(host, ("idle", "listens-terminal"))
     assert host.run("terminal-send", "sh", "main").returncode == 0
     host.wait_text("sh", "merging main")
+
+    run(host, tmp_path, "thread.py", PY_READER_THREAD, sys.executable)  # its main thread waits on another
+    host.wait_text("sh", "Your choice?")
+    settles_as(host, ("idle", "listens-terminal"))
+    assert host.run("terminal-send", "sh", "b").returncode == 0
+    host.wait_text("sh", "chose b")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
