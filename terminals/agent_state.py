@@ -201,8 +201,8 @@ def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Not
     if rule.reading is not None:
         parts.append("it waits in a read of the terminal" if rule.reading else "it is not reading the terminal")
     if rule.listening is not None:
-        parts.append("it waits for its terminal in an event loop" if rule.listening
-                     else "its event loop does not watch the terminal")
+        parts.append("a thread of it waits for the terminal's input" if rule.listening
+                     else "no thread of it waits for the terminal's input")
     if rule.job is not None:
         parts.append(f"{_clip(' '.join(facts.command))!r} runs in front" if rule.job
                      else "the tab's own program holds its terminal")
