@@ -47,7 +47,8 @@ class ScreenFacts:
     leader_in_front: bool | None = None
     # The program in front waits in a read of the terminal (Linux), None where that is not known.
     reading: bool | None = None
-    # A job in front waits in epoll with the terminal in the set (Linux; False where not known).
+    # A thread of the job in front waits for the terminal's input: in epoll with it in the set, or a
+    # reader thread (Linux; False where not known).
     listening: bool = False
 
 

@@ -48,7 +48,7 @@ class Rule:
     recognised: bool | None = None  # has any screen/title/signal rule matched since the start?
     job: bool | None = None  # True: a command the tab's program started holds its terminal
     reading: bool | None = None  # True: the program in front waits in a read of the terminal
-    listening: bool | None = None  # True: a job in front waits in epoll with the terminal in the set
+    listening: bool | None = None  # True: a thread of the job in front waits for the terminal's input
     description: str = ""
 
     @property
