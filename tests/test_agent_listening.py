@@ -6,7 +6,9 @@ descriptor's fdinfo) -- nor is one whose reading thread is not its main one (Go 
 goroutine's thread). A coordinator's send waited for an `idle` that never came.
 
 Real programs in a real host's bash tab; the controls are the same runtimes printing while they
-watch the keyboard (working: recent output) and waiting on a timer alone (working: the job)."""
+watch the keyboard (working: recent output), watching it quietly with no question on the cursor's
+line (working: the job -- as a quiet build in `docker exec -it` waits) and waiting on a timer
+alone (working: the job)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ NODE_QUESTION = ("const rl = require('readline').createInterface({input: process
 NODE_TICKING = ("process.stdin.setRawMode(true); process.stdin.on('data', () => process.exit(0));"
                 "let n = 0; setInterval(() => process.stdout.write('\\rtick ' + n++), 300);")
 NODE_TIMER = "setTimeout(() => console.log('timer-done'), 60000);"
+NODE_QUIET_LISTENER = ("process.stdin.setRawMode(true); process.stdin.on('data', () => process.exit(0));"
+                       "console.log('building quietly');")  # (the cursor on the empty line below)
 PY_ASYNCIO = ("import asyncio, sys\n"
               "async def main():\n"
               "    loop = asyncio.get_running_loop(); got = asyncio.Event()\n"
@@ -88,6 +92,11 @@ def test_node_waiting_for_the_keyboard_is_idle_and_node_at_work_is_not(serve, tm
     run(host, tmp_path, "tick.js", NODE_TICKING, "node")  # it watches the keyboard, and prints
     host.wait_text("sh", "tick 3")
     settles_as(host, ("working", "recent-output"))
+    assert host.run("terminal-key", "sh", "q").returncode == 0
+
+    run(host, tmp_path, "quiet.js", NODE_QUIET_LISTENER, "node")  # it watches the keyboard, asks nothing
+    host.wait_text("sh", "building quietly")
+    settles_as(host, ("working", "job"))
     assert host.run("terminal-key", "sh", "q").returncode == 0
 
     run(host, tmp_path, "timer.js", NODE_TIMER, "node")  # it waits on a timer alone: a quiet job

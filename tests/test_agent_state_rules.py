@@ -154,9 +154,9 @@ def test_every_agent_the_bundled_rules_name_is_an_ai_cli_whose_tab_is_a_peer():
 @pytest.mark.parametrize("line, in_front, reading, expected", [
     ("", False, False, ("working", "job")),  # a command runs, quiet: working, not idle
     ("What is your name? ", False, "epoll", ("idle", "listens-terminal")),  # Node's readline, quiet 2 s
-    ("", False, "epoll", ("idle", "listens-terminal")),
+    ("", False, "epoll", ("working", "job")),  # no question: a quiet build in `docker exec -it`
     ("", False, "epoll, printing", ("working", "recent-output")),  # a program at work that takes keys
-    ("", True, "epoll", ("idle", "quiet")),  # (the tab's own program: no job)
+    ("Name? ", True, "epoll", ("idle", "quiet")),  # (the tab's own program: no job)
     ("", False, True, ("idle", "reads-terminal")),  # `cat`, `bc`, a `read` with no prompt: waiting to be typed to
     ("", False, None, ("working", "job")),  # (where /proc cannot say)
     ("", None, None, ("idle", "quiet")),  # where the foreground cannot be known, the job rule never holds
