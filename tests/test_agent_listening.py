@@ -36,6 +36,12 @@ PY_ASYNCIO = ("import asyncio, sys\n"
               "    await got.wait(); print('merging', sys.stdin.readline().strip())\n"
               "asyncio.run(main())\n")
 
+# A select prompt as @clack/prompts draws one (create-vite, create-astro, sv create): the cursor
+# hidden, the choices drawn, raw keys awaited.
+NODE_SELECT = ("process.stdout.write('\\x1b[?25l\\u25c6  Select a framework:\\n\\u2502  \\u25cf Vanilla\\n"
+               "\\u2502  \\u25cb Vue\\n\\u2514\\n');"
+               "process.stdin.setRawMode(true);"
+               "process.stdin.on('data', () => { process.stdout.write('\\x1b[?25hchose Vanilla\\n'); process.exit(0); });")
 PY_READER_THREAD = ("import sys, threading\n"  # (as Go's goroutines read: a thread of its own)
                     "print('Your choice? ', end='', flush=True)\n"
                     "reader = threading.Thread(target=lambda: print('chose', sys.stdin.readline().strip()))\n"
@@ -88,6 +94,12 @@ def test_node_waiting_for_the_keyboard_is_idle_and_node_at_work_is_not(serve, tm
     settles_as(host, ("idle", "listens-terminal"))
     assert host.run("terminal-send", "sh", "Ann").returncode == 0
     host.wait_text("sh", "hi Ann")
+
+    run(host, tmp_path, "select.js", NODE_SELECT, "node")  # a menu, the cursor hidden: idle, not `unknown`
+    host.wait_text("sh", "Select a framework:")
+    settles_as(host, ("idle", "listens-hidden-cursor"))
+    assert host.run("terminal-key", "sh", "enter").returncode == 0
+    host.wait_text("sh", "chose Vanilla")
 
     run(host, tmp_path, "tick.js", NODE_TICKING, "node")  # it watches the keyboard, and prints
     host.wait_text("sh", "tick 3")
