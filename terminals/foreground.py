@@ -36,8 +36,8 @@ _EPOLL = {"x86_64": frozenset({232, 281, 441}), "amd64": frozenset({232, 281, 44
           "arm64": _GENERIC_EPOLL, "riscv64": _GENERIC_EPOLL, "loongarch64": _GENERIC_EPOLL,
           }.get(platform.machine(), frozenset({441}))
 _EPOLLIN = 0x1
-# Threads of a job looked at for an epoll wait, oldest first (an event loop is the main thread, or
-# one started early): a JVM build's hundred threads cost a millisecond a look otherwise.
+# Threads of a job looked at for a wait on the terminal, oldest first (an event loop is the main
+# thread, or one started early): a JVM build's hundred threads cost a millisecond a look otherwise.
 MAX_THREADS = 32
 
 
@@ -209,8 +209,8 @@ class ForegroundCommand:
 
     @property
     def listening(self) -> bool:
-        """A job in front waits in epoll with the terminal in its set (`listens_to_its_terminal`;
-        looked for only while it is not reading the terminal). As of the last `get`."""
+        """A thread of the job in front waits for the terminal's input (`listens_to_its_terminal`;
+        looked for only while its main thread is not reading the terminal). As of the last `get`."""
         return self._listening
 
     @property
