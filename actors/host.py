@@ -24,8 +24,9 @@ from ..protocol import ops, paths
 from ..protocol.settings import Settings
 from . import host_record
 from .coordinator import ops as coordinator
+from .errors import TikiError
 from .event_log import EventLog
-from .events import EventBus
+from .events import EventBus, TabsChanged
 from .host_setup import HostError, host_bin_dir, load_settings, refuse_shared, resolve_workspace
 from .ipc import endpoint, ui_session
 from .ipc.handlers import host as host_handlers
@@ -93,6 +94,8 @@ class Host:
         self.workspace_path: Path | None = None
         self.start_note: str | None = None  # how the workspace was chosen, when the user should hear it
         self._noted = False  # host_record written: removed again on a clean stop
+        self._active: str | None = None  # the tab shown last, as the record says
+        self._record_lock = threading.Lock()  # a stop's removal of the record, against rewrites
         self._services: dict[str, Any] = {}
         self._ipc: pykka.ActorRef[IpcServerActor] | None = None
         self._endpoint: tuple[int, int, int] | None = None  # the socket file this host made (endpoint.release)
@@ -171,6 +174,8 @@ class Host:
             agent=self.agent_config,
         ))
         self.workspace.open_initial(entries).get(timeout=60)
+        self._show_again(predecessor)
+        self.bus.subscribe(self._follow_active)
         if self.start_note:
             self.event_log.append("workspace_resolved", detail=self.start_note)
         if self.options.coordinator:
@@ -184,6 +189,25 @@ class Host:
         self._endpoint = endpoint.identity(self.socket_path)
         self.event_log.append("host_started", detail=f"pid {os.getpid()}, socket {self.socket_path}")
 
+    def _show_again(self, predecessor: host_record.Predecessor | None) -> None:
+        """After a crash, the tab the crashed host showed last is shown first again."""
+        if predecessor is not None and predecessor.active and predecessor.workspace == self.workspace_path:
+            try:
+                self.workspace.set_active(predecessor.active).get(timeout=10)
+                self._active = predecessor.active
+            except TikiError:
+                pass  # (not in the workspace restored: the first tab, as usual)
+
+    def _follow_active(self, event: object) -> None:
+        """Keep the record's `active` the tab shown last (a UI switched tabs: TabsChanged)."""
+        if not isinstance(event, TabsChanged):
+            return
+        active = next((tab.name for tab in event.tabs if tab.active), None)
+        with self._record_lock:
+            if active != self._active and self._noted and not self.supervisor.stopping:
+                self._active = active
+                self._note_record()
+
     def _note_record(self) -> None:
         """The host's record (host_record), written once the socket is this host's -- a host
         started at the same moment that lost the race for it must not write over the winner's
@@ -193,7 +217,7 @@ class Host:
         if self.workspace_path is None:
             return  # (resolved before the socket is: not so only in a host that never started)
         try:  # until a clean stop (see host_record); without it the host runs on, unable to be restored
-            host_record.note(self.socket_path, self.workspace_path)
+            host_record.note(self.socket_path, self.workspace_path, self._active)
             self._noted = True
         except OSError as exc:
             self.supervisor.report("host_record", exc)
@@ -216,15 +240,16 @@ class Host:
         """The record of this host made again if it was removed (the state directory wiped, say;
         looked at every second or so): without it the command line could not tell that this host
         runs (host_record.running), nor the host after a crash what it served."""
-        if not self._noted or self.workspace_path is None or self.supervisor.stopping:
-            return  # (a host that stops removes its record: never made again then)
-        if paths.host_record(self.socket_path).exists():
-            return
-        try:
-            host_record.note(self.socket_path, self.workspace_path)
-            self.event_log.append("record_remade", detail=str(paths.host_record(self.socket_path)))
-        except OSError as exc:
-            self.supervisor.report("host_record", exc)
+        with self._record_lock:
+            if not self._noted or self.workspace_path is None or self.supervisor.stopping:
+                return  # (a host that stops removes its record: never made again then)
+            if paths.host_record(self.socket_path).exists():
+                return
+            try:
+                host_record.note(self.socket_path, self.workspace_path, self._active)
+                self.event_log.append("record_remade", detail=str(paths.host_record(self.socket_path)))
+            except OSError as exc:
+                self.supervisor.report("host_record", exc)
 
     def request_stop(self) -> None:
         """Ask the host to stop from any thread (e.g. `tiki shutdown`); returns at once."""
@@ -242,8 +267,10 @@ class Host:
             # The record goes before the socket: a host started once the socket is gone must
             # find no record of this one, which would otherwise read as a running host whose
             # socket was removed (and refuse to start beside it, this one being slow to stop).
-            if self._noted:  # a host started from now on follows a clean stop, not a crash
-                host_record.clear(self.socket_path)
+            with self._record_lock:  # (a tab shown meanwhile must not write it back: `_follow_active`)
+                if self._noted:  # a host started from now on follows a clean stop, not a crash
+                    host_record.clear(self.socket_path)
+                    self._noted = False
             if self._ipc is not None:
                 try:
                     self._ipc.stop(block=True, timeout=5)

@@ -1,10 +1,10 @@
 """What a running host leaves in the state directory, so that the host after it knows.
 
 While a host runs, a small file keyed by its socket (`paths.host_record`) names the workspace
-it serves and its pid; a clean stop removes it. A host that finds one when it starts therefore
+it serves, its pid and the tab shown last; a clean stop removes it. A host that finds one when it starts therefore
 follows one that never stopped -- SIGKILLed, crashed, the machine went down -- and, unless told
 which workspace to serve, serves the one its predecessor did. So `tiki` after a crash brings the
-same tabs back wherever it is run, not the workspace of the directory it happens to be run in
+same tabs back, showing the tab shown before, wherever it is run, not the workspace of the directory it happens to be run in
 (`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
 the command line that the host whose socket it cannot find will make it again, and a second
 host not to start beside it; the records together tell a host on another socket that the
@@ -28,13 +28,15 @@ class Predecessor(NamedTuple):  # (not a dataclass: the command line would impor
 
     pid: int
     workspace: Path
+    active: str | None = None  # the tab it showed last (a UI's), to show again
 
 
 def left_behind(socket: Path) -> Predecessor | None:
     """The host that last ran on `socket` and never stopped, if its record is there and readable."""
     try:
         data = json.loads(paths.host_record(socket).read_text(encoding="utf-8"))
-        return Predecessor(int(data["pid"]), Path(data["workspace"]))
+        active = data.get("active")
+        return Predecessor(int(data["pid"]), Path(data["workspace"]), active if isinstance(active, str) else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None  # none (the usual case), or a record cut short: nothing to go on
 
@@ -135,12 +137,13 @@ def serving(workspace: Path, besides: Path) -> Running | None:
     return None
 
 
-def note(socket: Path, workspace: Path) -> None:
-    """Record that this process serves `workspace` on `socket` (atomically: a crash while
-    writing leaves the old record or the new one, never half of one)."""
+def note(socket: Path, workspace: Path, active: str | None = None) -> None:
+    """Record that this process serves `workspace` on `socket`, showing tab `active` last
+    (atomically: a crash while writing leaves the old record or the new one, never half of one)."""
     record = paths.host_record(socket)
     record.parent.mkdir(parents=True, exist_ok=True)
-    body = json.dumps({"pid": os.getpid(), "socket": str(socket), "workspace": str(workspace.absolute())})
+    body = json.dumps({"pid": os.getpid(), "socket": str(socket), "workspace": str(workspace.absolute()),
+                       "active": active})
     handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=".host-", suffix=".json")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:

@@ -99,3 +99,30 @@ def test_after_a_crash_on_a_first_launch_the_next_host_starts_as_usual_and_says_
     assert _tabs(tiki_env) == ["shell"]
     said = shutdown(tiki_env, second)
     assert "no longer exists" not in said and "restored" not in said, said
+
+
+def _active(env: dict[str, str]) -> str | None:
+    result = subprocess.run([TIKI, "terminal-list", "--json"], env=env, capture_output=True, text=True, timeout=30)
+    return next((tab["name"] for tab in json.loads(result.stdout)["terminals"] if tab["active"]), None)
+
+
+def test_the_host_after_a_crash_shows_the_tab_that_was_shown(tiki_env, tmp_path):
+    """A UI showed `notes` when the host was killed: the next `tiki` brings the tabs back and
+    shows `notes` again, not the first tab (the crashed host's record names it)."""
+    from ui_protocol_helpers import Session
+
+    workspace = tmp_path / "team.toml"
+    workspace.write_text(TABS)
+    first = serve(tiki_env, tmp_path, "--workspace", str(workspace))
+    ui = Session(tiki_env)
+    try:
+        ui.client.watch(ui.tabs["notes"])
+        wait_until(lambda: _active(tiki_env) == "notes", 10, 0.1, what="notes shown")
+    finally:
+        ui.client.close()
+    first.send_signal(signal.SIGKILL)
+    first.wait(10)
+
+    second = serve(tiki_env, tmp_path)
+    assert _tabs(tiki_env) == ["sh", "notes"] and _active(tiki_env) == "notes"
+    shutdown(tiki_env, second)
