@@ -15,18 +15,17 @@ condition holds wins (`agent_state_rules` loads and compiles them once).
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
+from .agent_state_evidence import evidence, line_of
 from .agent_state_model import FALLBACK_KIND, AgentProfile, Region, Rule
 from .agent_state_rules import RuleBook
 from .agent_state_signals import Notification
 
 SIGNAL_GRACE = 0.25  # a notification is current while the program printed nothing after it
 SIGNAL_MEMORY = 120.0  # seconds a notification or bell is remembered at most
-_EVIDENCE_MAX = 160
 
 
 @dataclass(frozen=True)
@@ -164,54 +163,10 @@ def check(rule: Rule, view: _View) -> str | None:
             hit = pattern.search(text)
             if hit is None:
                 return None
-            row = _line(hit, text)
+            row = line_of(hit, text)
             if row not in rows:
                 rows.append(row)
-    return _evidence(rule, view, rows, title is not None, signal)
-
-
-def _line(hit: re.Match[str], text: str) -> str:
-    """The whole row the match starts on: more telling in `tiki explain` than the match alone."""
-    start = text.rfind("\n", 0, hit.start()) + 1
-    end = text.find("\n", hit.start())
-    return text[start: end if end >= 0 else len(text)]
-
-
-def _evidence(rule: Rule, view: _View, rows: list[str], title: bool, signal: Notification | None) -> str:
-    facts, parts = view.facts, []
-    if rows:
-        parts.append(f"{rule.region} shows " + " … ".join(repr(_clip(row.strip())) for row in rows))
-    if title:
-        parts.append(f"title {_clip(facts.title.strip())!r}")
-    if signal is not None:
-        parts.append("a bell" if signal.kind == "bel" else f"{signal.kind} notification {_clip(signal.text)!r}")
-    if rule.exited:
-        parts.append(f"exited with code {facts.exit_code}" if facts.exit_code is not None else "exited")
-    if rule.alt_screen is not None:
-        parts.append("alternate screen" if facts.alt_screen else "main screen")
-    if rule.cursor is not None:
-        parts.append("cursor visible" if facts.cursor[2] else "cursor hidden")
-    if rule.blank:
-        parts.append("blank screen")
-    if rule.quiet_for is not None or rule.output_within is not None:
-        parts.append("no output yet" if math.isinf(view.quiet) else f"last output {view.quiet:.1f} s ago")
-    if rule.started_within is not None and facts.started_at is not None:
-        parts.append(f"started {facts.now - facts.started_at:.1f} s ago")
-    if rule.recognised is not None:
-        parts.append("a known screen was seen before" if view.recognised else "no known screen seen yet")
-    if rule.reading is not None:
-        parts.append("it waits in a read of the terminal" if rule.reading else "it is not reading the terminal")
-    if rule.listening is not None:
-        parts.append("a thread of it waits for the terminal's input" if rule.listening
-                     else "no thread of it waits for the terminal's input")
-    if rule.job is not None:
-        parts.append(f"{_clip(' '.join(facts.command))!r} runs in front" if rule.job
-                     else "the tab's own program holds its terminal")
-    return "; ".join(parts) or "always"
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _EVIDENCE_MAX else text[: _EVIDENCE_MAX - 1] + "…"
+    return evidence(rule, view, rows, title is not None, signal)
 
 
 def evaluate(profile: AgentProfile, facts: ScreenFacts, recent: Sequence[Notification] = (),
