@@ -39,6 +39,9 @@ _EPOLLIN = 0x1
 # Threads of a job looked at for a wait on the terminal, oldest first (an event loop is the main
 # thread, or one started early): a JVM build's hundred threads cost a millisecond a look otherwise.
 MAX_THREADS = 32
+# Bytes of an epoll set's fdinfo read (~70 a descriptor): a server's ten thousand sockets would
+# cost a millisecond a look; an event loop watching its terminal among a few thousand is seen.
+FDINFO_MAX = 262144
 
 
 def foreground_group(pid: int) -> int | None:
@@ -152,7 +155,7 @@ def _epoll_has_terminal(pid: int, epfd: int, tty: int) -> bool:
     """Whether epoll descriptor `epfd` of `pid` watches terminal `tty` for input: its fdinfo has
     a line `tfd: N events: HEX ...` per descriptor it watches."""
     with open(f"/proc/{pid}/fdinfo/{epfd}", "rb") as info:
-        lines = info.read().splitlines()
+        lines = info.read(FDINFO_MAX).splitlines()
     for line in lines:
         words = line.split()
         if len(words) >= 4 and words[0] == b"tfd:" and words[2] == b"events:" and int(words[3], 16) & _EPOLLIN:
