@@ -1,11 +1,11 @@
 """What a running host leaves in the state directory, so that the host after it knows.
 
 While a host runs, a small file keyed by its socket (`paths.host_record`) names the workspace
-it serves, its pid and the tab shown last; a clean stop removes it. A host that finds one when it starts therefore
-follows one that never stopped -- SIGKILLed, crashed, the machine went down -- and, unless told
-which workspace to serve, serves the one its predecessor did. So `tiki` after a crash brings the
-same tabs back, showing the tab shown before, wherever it is run, not the workspace of the directory it happens to be run in
-(`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
+it serves, its pid and the tab shown last; a clean stop removes it. A host that finds one when
+it starts therefore follows one that never stopped -- SIGKILLed, crashed, the machine went down
+-- and, unless told which workspace to serve, serves the one its predecessor did, showing the
+tab it showed. So `tiki` after a crash brings the same tabs back wherever it is run, not the
+workspace of the directory it happens to be run in (`./tiki.toml`) or the default one. A record that names a host still running (`running`) tells
 the command line that the host whose socket it cannot find will make it again, and a second
 host not to start beside it; the records together tell a host on another socket that the
 workspace it would serve is already served (`serving`), and `tiki hosts` what runs
