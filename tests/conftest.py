@@ -81,7 +81,7 @@ def tiki_env(tmp_path: Path) -> dict[str, str]:
         TIKI_CONFIG_DIR=str(tmp_path / "config"),
         TIKI_STATE_DIR=str(tmp_path / "state"),
         PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-        SHELL="/bin/bash",
+        SHELL=str(Path(__file__).parent / "shell" / "bash"),  # bash without the user's rc files
         OLLAMA_HOST="http://127.0.0.1:9",  # never a real server by accident
     )
     yield env
