@@ -117,8 +117,16 @@ def reads_its_terminal(pid: int, tty: int | None = None) -> bool | None:
     if len(fields) < 2 or fields[0] != str(_READ).encode() or tty == 0:
         return False
     try:
-        return os.stat(f"/proc/{pid}/fd/{int(fields[1], 16)}").st_rdev == tty
-    except (OSError, ValueError):
+        return _is_terminal(pid, int(fields[1], 16), tty)
+    except ValueError:
+        return False
+
+
+def _is_terminal(pid: int, fd: int, tty: int) -> bool:
+    """Whether descriptor `fd` of process `pid` is terminal `tty` (False once it is gone)."""
+    try:
+        return os.stat(f"/proc/{pid}/fd/{fd}").st_rdev == tty
+    except OSError:
         return False
 
 
@@ -142,7 +150,7 @@ def listens_to_its_terminal(pid: int, tty: int) -> bool:
             if len(fields) < 2 or not fields[0].isdigit():
                 continue  # running, or no system call
             call, first = int(fields[0]), int(fields[1], 16)
-            if call == _READ and os.stat(f"/proc/{pid}/fd/{first}").st_rdev == tty:
+            if call == _READ and _is_terminal(pid, first, tty):
                 return True  # a thread of its own reads the keyboard (Go's goroutines, a reader thread)
             if call in _EPOLL and _epoll_has_terminal(pid, first, tty):
                 return True
@@ -158,12 +166,9 @@ def _epoll_has_terminal(pid: int, epfd: int, tty: int) -> bool:
         lines = info.read(FDINFO_MAX).splitlines()
     for line in lines:
         words = line.split()
-        if len(words) >= 4 and words[0] == b"tfd:" and words[2] == b"events:" and int(words[3], 16) & _EPOLLIN:
-            try:
-                if os.stat(f"/proc/{pid}/fd/{int(words[1])}").st_rdev == tty:
-                    return True
-            except (OSError, ValueError):
-                continue
+        if len(words) >= 4 and words[0] == b"tfd:" and words[2] == b"events:" and int(words[3], 16) & _EPOLLIN \
+                and _is_terminal(pid, int(words[1]), tty):
+            return True
     return False
 
 

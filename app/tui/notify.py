@@ -59,8 +59,7 @@ class Notifier:
         self.settings: dict[str, Any] = dict(DEFAULTS)
         self.badges: dict[int, str] = {}  # tab id -> "waiting" | "done"
         self.written: list[str] = []  # the sequences sent to the outer terminal (the last few)
-        self._known: set[int] = set()  # the tabs of the last tab list
-        self._unseen: dict[int, str | None] = {}  # tab -> its `unseen` in the last tab list
+        self._unseen: dict[int, str | None] = {}  # the tabs of the last tab list -> their `unseen`
         self._toasted: dict[int, float] = {}  # tab -> when its program's last notification toasted
 
     def start(self, hello: dict[str, Any]) -> None:
@@ -77,7 +76,7 @@ class Notifier:
         for row in rows:
             ids.add(row["id"])
             state = (row.get("agent") or {}).get("state")
-            new = row["id"] not in self._known  # later, notices say when a tab starts waiting
+            new = row["id"] not in self._unseen  # later, notices say when a tab starts waiting
             behind = row["id"] != self.app.active_id
             if new and state == "waiting" and self.settings["waiting"] and behind:
                 self._badge(row["id"], "waiting")
@@ -94,7 +93,6 @@ class Notifier:
         for tab in [tab for tab in self.badges if tab not in ids]:
             self.badges.pop(tab)
         self._unseen = {tab: mark for tab, mark in self._unseen.items() if tab in ids}
-        self._known = ids
         self._redraw()
 
     def event(self, event: dict[str, Any]) -> None:
