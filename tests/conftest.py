@@ -35,6 +35,9 @@ from harness import (  # noqa: F401 - test modules import these from here too
 )
 
 INHERITED = {k: v for k, v in os.environ.items() if k.startswith("TIKI_")}  # the user's, never used
+# The shell every tab and pane a test opens without a command runs: bash without the rc files
+# of whoever runs the suite (tests/shell/bash says why).
+SHELL = str(Path(__file__).parent / "shell" / "bash")
 
 # The agent CLIs the screen tests were written against, pinned, where .ci/run installs them:
 # found before any other on the machine, whatever PATH pytest was started with (a newer Claude
@@ -64,6 +67,7 @@ def apart_from_the_users_tiki(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     for key in INHERITED:
         monkeypatch.delenv(key)
     sock_dir = tempfile.mkdtemp(prefix="tk-")  # (AF_UNIX paths: ~100 bytes at most)
+    monkeypatch.setenv("SHELL", SHELL)  # (in-process hosts' default tabs, tmux servers the tests start)
     monkeypatch.setenv("TIKI_SOCKET", os.path.join(sock_dir, "s"))
     monkeypatch.setenv("TIKI_CONFIG_DIR", str(tmp_path / "tiki-config"))
     monkeypatch.setenv("TIKI_STATE_DIR", str(tmp_path / "tiki-state"))
@@ -81,7 +85,7 @@ def tiki_env(tmp_path: Path) -> dict[str, str]:
         TIKI_CONFIG_DIR=str(tmp_path / "config"),
         TIKI_STATE_DIR=str(tmp_path / "state"),
         PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-        SHELL=str(Path(__file__).parent / "shell" / "bash"),  # bash without the user's rc files
+        SHELL=SHELL,
         OLLAMA_HOST="http://127.0.0.1:9",  # never a real server by accident
     )
     yield env
