@@ -4,7 +4,9 @@ it what happened and how to restart it -- without hiding the program's last word
 from __future__ import annotations
 
 import json
+import subprocess
 
+from conftest import TIKI
 from tmux_outer import (
     Outer,
     pytestmark,  # noqa: F401
@@ -15,6 +17,11 @@ BANNER = "exited (code 1) — Ctrl+\\ r to restart"
 
 def tab(name: str, script: str) -> str:
     return f'[[tab]]\nname = "{name}"\ncommand = {json.dumps(["bash", "--norc", "--noprofile", "-c", script])}\n'
+
+
+def host_text(env: dict[str, str]) -> str:
+    read = subprocess.run([TIKI, "terminal-read", "middle"], env=env, capture_output=True, text=True, timeout=30)
+    return read.stdout + read.stderr
 
 
 def view(screen: str) -> list[str]:
@@ -35,7 +42,9 @@ def test_the_exit_banner_leaves_the_programs_last_words_in_sight(tiki_env, tmp_p
     try:
         outer.start_ui(tmp_path / "ws.toml", tab("middle", middle) + tab("full", full), ready="exited (code 1)")
         rows = view(outer.settled("w0"))
-        assert rows[22] == "fatal: the reason it died", "\n".join(rows)
+        # (CI run 82, once in ~40 runs: the UI showed the banner on a blank tab; what the host
+        # read then says which side lost the rows -- not reproduced in 70 tries since)
+        assert rows[22] == "fatal: the reason it died", "\n".join(rows) + "\n-- the host reads:\n" + host_text(tiki_env)
         assert BANNER in rows[23] and rows[:22] == [f"row-{i:02d}" for i in range(1, 23)], "\n".join(rows)
 
         outer.keys("w0", "C-\\", "2")
