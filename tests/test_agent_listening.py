@@ -47,6 +47,17 @@ PY_READER_THREAD = ("import sys, threading\n"  # (as Go's goroutines read: a thr
                     "reader = threading.Thread(target=lambda: print('chose', sys.stdin.readline().strip()))\n"
                     "reader.start(); reader.join()\n")
 
+# The main thread reads the terminal while another prints, as a Go program's may (a goroutine
+# reads stdin on whichever thread runs it: `docker exec -it`, `kubectl exec -it` with a build
+# streaming); then it stops printing and only waits for the line.
+PY_READS_AND_PRINTS = ("import sys, threading, time\n"
+                       "def work():\n"
+                       "    for n in range(1, 16):\n"
+                       "        print(f'step {n}: compiling module_{n}', flush=True); time.sleep(0.2)\n"
+                       "    print('built', flush=True)\n"
+                       "threading.Thread(target=work, daemon=True).start()\n"
+                       "print('read', sys.stdin.readline().strip())\n")
+
 
 def explain(host) -> tuple[str, str]:
     reply = request(host.env, "terminal.explain", name="sh")["result"]
@@ -84,6 +95,22 @@ def test_python_asking_with_no_prompt_sign_from_an_event_loop_or_a_thread_is_idl
     settles_as(host, ("idle", "listens-terminal"))
     assert host.run("terminal-send", "sh", "b").returncode == 0
     host.wait_text("sh", "chose b")
+
+
+
+def test_a_program_that_reads_its_terminal_while_it_prints_is_working_until_it_stops(serve, tmp_path):
+    """It read `idle` (reads-terminal: its main thread waits in a read of the terminal) all the
+    while it printed a step every 0.2 s: a tab streaming a build showed idle."""
+    host = serve(BASH_TAB)
+    run(host, tmp_path, "build.py", PY_READS_AND_PRINTS, sys.executable)
+    host.wait_text("sh", "step 3:")
+    seen = set()
+    while "built" not in host.read("sh", 3):
+        seen.add(explain(host))
+    assert seen == {("working", "recent-output")}, seen
+    settles_as(host, ("idle", "reads-terminal"))
+    assert host.run("terminal-send", "sh", "go").returncode == 0
+    host.wait_text("sh", "read go")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")

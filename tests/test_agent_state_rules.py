@@ -158,6 +158,7 @@ def test_every_agent_the_bundled_rules_name_is_an_ai_cli_whose_tab_is_a_peer():
     ("", False, "epoll, printing", ("working", "recent-output")),  # a program at work that takes keys
     ("Name? ", True, "epoll", ("idle", "quiet")),  # (the tab's own program: no job)
     ("", False, True, ("idle", "reads-terminal")),  # `cat`, `bc`, a `read` with no prompt: waiting to be typed to
+    ("", False, "read, printing", ("working", "recent-output")),  # it reads the terminal and prints (Go's main thread)
     ("", False, None, ("working", "job")),  # (where /proc cannot say)
     ("", None, None, ("idle", "quiet")),  # where the foreground cannot be known, the job rule never holds
     ("", True, None, ("idle", "quiet")),
@@ -168,8 +169,9 @@ def test_every_agent_the_bundled_rules_name_is_an_ai_cli_whose_tab_is_a_peer():
 ])
 def test_a_shell_tab_with_a_command_in_front_is_working_unless_it_waits_for_input(line, in_front, reading, expected):
     rows = ["ann@box:~/app$ make", line]
-    listening = isinstance(reading, str)  # "epoll": it waits in an event loop that watches the terminal
-    quiet = 1.0 if reading == "epoll, printing" else 2.0
+    listening = isinstance(reading, str) and reading.startswith("epoll")  # an event loop that watches the terminal
+    quiet = 1.0 if isinstance(reading, str) and reading.endswith("printing") else 2.0
+    reading = True if reading == "read, printing" else reading
     facts = ScreenFacts(rows, cursor=(1, len(line), True), now=NOW, last_output_at=NOW - quiet, started_at=NOW - 60,
                         command=["bash"] if in_front is not False else ["python3", "tool.py"],
                         leader_in_front=in_front, reading=False if listening else reading, listening=listening)
