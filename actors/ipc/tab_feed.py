@@ -3,7 +3,8 @@
 Only rows that read differently from the update before go out: the emulator marks every row a
 program writes as changed, and programs that redraw in place (Ink -- Claude Code, Gemini CLI --,
 spinners, status lines) rewrite a block of rows that mostly read the same (a Claude Code stand-in's
-turn: 94 of 1,068 rows sent had changed). An update that changes nothing a UI shows is not sent.
+turn sent 1,484 rows, 88 of them different: bench/session_bytes.py). An update that changes nothing
+a UI shows is not sent.
 """
 
 from __future__ import annotations
