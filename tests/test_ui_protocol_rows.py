@@ -12,6 +12,7 @@ and its undoing (a window of less than a frame in the field: never there on cue)
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -67,10 +68,9 @@ def test_a_program_redrawing_the_same_lines_sends_only_the_line_that_changed(ser
     frames = screen_frames(ui, sh, "REDRAWN 40")
     assert len(frames) >= 10, len(frames)  # (20 frames a second at most; 2 s of redraws)
     sent = [len(frame["lines"]) for frame in frames[:-1]]  # (the last: the block left behind, REDRAWN)
-    # The spinner's row each frame; now and then its neighbour (a frame mid-redraw: a line
-    # erased and not drawn again yet, drawn again in the next).
-    assert sum(sent) <= 2 * len(sent), sent
-    assert max(sent) <= 3, sent
+    # The spinner's row each frame (before: all twelve of the block's). A read that splits a
+    # redraw (a loaded machine) leaves a frame with the block erased, and the next draws it again.
+    assert statistics.median(sent) <= 1 and sum(sent) <= 3 * len(sent), sent
 
 
 class ScreenTerminal:
