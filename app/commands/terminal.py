@@ -93,7 +93,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--timeout-ms", type=int, default=60000, help="give up after this long (default 60000; exit 4)")
     p.add_argument("--until", choices=("waiting", "idle", "exited", "working"),
                    help="wait for this agent state instead of quiet output (see `tiki explain`; a shell "
-                        "tab is idle once the command typed at its prompt has ended)")
+                        "tab is idle once the command typed at its prompt has ended, or waits quietly "
+                        "to be typed to)")
     json_option(p, "print the host's answer as JSON: name, idle, waited_ms (with --until: state and reason)")
     p.set_defaults(func=cmd_wait)
 
