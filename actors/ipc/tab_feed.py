@@ -52,10 +52,10 @@ class TabFeed:
         if screen.full:
             self._rows = rows
             return screen
-        last, self._rows = self._rows, {**self._rows, **rows}
+        lines = {row: text for row, (text, wraps) in rows.items() if self._rows.get(row) != (text, wraps)}
+        self._rows.update(rows)
         if whole:
             return screen
-        lines = {row: text for row, (text, wraps) in rows.items() if last.get(row) != (text, wraps)}
         if not lines and same_meta:
             return None
         return ScreenFrame(screen.tab, screen.serial, False, screen.meta, lines,
