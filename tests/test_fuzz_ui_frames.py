@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import wait_until
+from ipc_helpers import request
 
 from tikitaka.app.tui.frame_inbox import FrameInbox
 from tikitaka.app.ui_client import UiClient
@@ -214,6 +215,8 @@ def test_every_ui_ends_on_the_screen_a_new_ui_is_sent(serve):
                     "\n-- the steps:\n" + "\n".join(log[-40:])
             finally:
                 fresh.close()
+        health = request(host.env, "host.info")["result"]["health"]
+        assert {name: h for name, h in health.items() if h["state"] != "ok" or h["failures"]} == {}, health
     finally:
         for view in views:
             view.close()
