@@ -1,7 +1,8 @@
 """A scripted stand-in for a CLI AI, run as a peer tab's program in tests and in
 `bench/coordinator_eval.py`.
 
-It reads what is typed into it (bracketed-paste markers included), runs the acknowledgement
+It reads what is typed into it -- a line typed, or a bracketed paste of any number of lines,
+as one message, as Claude Code and Codex take it --, runs the acknowledgement
 command the first-contact header tells it to, and answers through bot-chat, as Claude Code
 would when it follows the briefing. It prints what it does. Personas say different things:
 
@@ -23,6 +24,7 @@ import re
 import subprocess
 import sys
 import time
+from typing import Iterable, Iterator
 
 ACK = re.compile(r'`(tiki bot-chat "DONE\(handshake-ok\)" --from [\w.-]+)`')
 TIMES = re.compile(r"(\d+)\s*(?:times|x|\*)\s*(\d+)", re.I)
@@ -41,6 +43,24 @@ def answer(persona: str, line: str) -> str | None:
     return "42, obviously (six sevens)" if (a, b) in ((6, 7), (7, 6)) else str(a * b)
 
 
+def messages(lines: Iterable[str]) -> Iterator[str]:
+    """What the user sent, one message at a time: a line typed, or a bracketed paste whole --
+    Claude Code and Codex take a paste of many lines as one message ("[Pasted text #1 +2
+    lines]"), sent by the Enter after it, not as one message a line."""
+    paste: list[str] | None = None
+    for raw in lines:
+        if paste is None and "\x1b[200~" in raw:
+            paste = []
+        if paste is not None:
+            paste.append(raw)
+            if "\x1b[201~" not in raw:
+                continue
+            raw, paste = "".join(paste), None
+        message = raw.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
+        if message:
+            yield message
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--persona", default="claude", choices=("claude", "codex", "silent"))
@@ -49,13 +69,10 @@ def main() -> None:
     opts = parser.parse_args()
     sys.stdout.write("\x1b[?2004h")  # like real AI TUIs: ask for bracketed paste
     print(f"stand-in ready ({opts.persona})", flush=True)
-    for raw in sys.stdin:
-        line = raw.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
-        if not line:
-            continue
-        # what arrived in this one line, in a form that survives the screen's line wrapping
+    for line in messages(sys.stdin):
+        # what arrived in this one message, on one line, in a form that survives the screen's wrapping
         header = ("You are " + os.environ.get("TIKI_TAB", "?")) in line
-        print(f"got: header={'yes' if header else 'no'} text={line[-60:]}", flush=True)
+        print(f"got: header={'yes' if header else 'no'} text={line.replace(chr(10), ' ')[-60:]}", flush=True)
         ack = ACK.search(line)
         if ack:
             subprocess.run(ack.group(1), shell=True, check=False)

@@ -123,3 +123,23 @@ def test_a_peer_renamed_while_the_relay_waits_still_answers(serve, tiki_env, tmp
             asking.kill()
             asking.communicate()
     assert (asking.returncode, out) == (0, "noted: reply late please\n"), err
+
+
+def test_a_message_of_several_lines_reaches_the_peer_as_one_and_gets_one_answer(serve, tiki_env, tmp_path):
+    """A message of several lines goes as one bracketed paste, and a peer takes it as one
+    message, as Claude Code does ("[Pasted text #1 +2 lines]", sent with the Enter after it).
+    The stand-in answered every line of it instead: in a field run a toy model that copied a
+    peer's screen into its tab drew sixty answers, and the relay after it was given one of
+    those stale answers instead of the answer to its question."""
+    log = tmp_path / "answers.jsonl"
+    host = serve(peer("Claude", "--log", str(log)), env={**tiki_env, **NO_BACKEND})
+    host.wait_text("Claude", "stand-in ready")
+    first = host.run("ask", "-q", "@Claude what is 2 times 3?\nsecond line\nthird line", timeout=60)
+    assert first.returncode == 0 and first.stdout.strip() == "6", (first.stdout, first.stderr)
+    second = host.run("ask", "-q", "@Claude what is 3 times 3?", timeout=60)
+    assert second.returncode == 0 and second.stdout.strip() == "9", (second.stdout, second.stderr)
+    # (the stand-in answers in order and logs each answer after the host took it: once "9" is
+    # logged, anything the paste drew is logged before it)
+    logged = lambda: [json.loads(line)["text"] for line in log.read_text().splitlines()]  # noqa: E731
+    wait_until(lambda: "9" in logged(), what="the stand-in to log its answer")
+    assert logged() == ["6", "9"], logged()
