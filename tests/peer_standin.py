@@ -11,13 +11,16 @@ would when it follows the briefing. It prints what it does. Personas say differe
 - `codex`: takes notes: answers every message with "noted: <the message>".
 - `silent`: acknowledges the handshake, then never answers.
 
-`--delay S` waits S seconds before answering, as a real AI thinks; `--log FILE` appends one
+`--delay S` waits S seconds before answering, as a real AI thinks -- with `--spin`, showing a
+spinner line the while, as Claude Code does (`✻ Pondering… (2s · esc to interrupt)`, redrawn
+ten times a second): its tab is then `working`; `--log FILE` appends one
 JSON line per answer with the time the bot-chat call returned (the host had the reply).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -61,10 +64,28 @@ def messages(lines: Iterable[str]) -> Iterator[str]:
             yield message
 
 
+def think(seconds: float, spin: bool) -> None:
+    if not spin:
+        time.sleep(seconds)
+        return
+    began = time.monotonic()
+    for tick in itertools.count():
+        left = seconds - (time.monotonic() - began)
+        if left <= 0:
+            break
+        glyph = "·✢✳✶✻✽"[tick % 6]
+        sys.stdout.write(f"\r\x1b[2K{glyph} Pondering… ({int(time.monotonic() - began)}s · esc to interrupt)")
+        sys.stdout.flush()
+        time.sleep(min(0.1, left))
+    sys.stdout.write("\r\x1b[2K")
+    sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--persona", default="claude", choices=("claude", "codex", "silent"))
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--spin", action="store_true")
     parser.add_argument("--log")
     opts = parser.parse_args()
     sys.stdout.write("\x1b[?2004h")  # like real AI TUIs: ask for bracketed paste
@@ -80,7 +101,7 @@ def main() -> None:
         reply = answer(opts.persona, line)
         if reply is None:
             continue
-        time.sleep(opts.delay)
+        think(opts.delay, opts.spin)
         subprocess.run(["tiki", "bot-chat", f"DONE({reply})"], check=False)
         if opts.log:
             with open(opts.log, "a", encoding="utf-8") as handle:

@@ -143,3 +143,22 @@ def test_a_message_of_several_lines_reaches_the_peer_as_one_and_gets_one_answer(
     logged = lambda: [json.loads(line)["text"] for line in log.read_text().splitlines()]  # noqa: E731
     wait_until(lambda: "9" in logged(), what="the stand-in to log its answer")
     assert logged() == ["6", "9"], logged()
+
+
+def test_a_relay_to_a_peer_still_answering_an_earlier_message_gets_its_own_answer(serve, tiki_env, tmp_path):
+    """A peer at work on an earlier message (it shows a spinner, as Claude Code does) gets the
+    relay's question once it is idle; the answer to the earlier message arrives while the
+    question waits to be typed, and is not the question's answer (it was given as one)."""
+    relay_timeout(tiki_env, 60)
+    log = tmp_path / "answers.jsonl"
+    host = serve(peer("Claude", "--delay", "3", "--spin", "--log", str(log)), env={**tiki_env, **NO_BACKEND})
+    host.wait_text("Claude", "stand-in ready")
+    hello = host.run("ask", "-q", "@Claude what is 1 times 1?", timeout=60)  # (the handshake, first)
+    assert hello.stdout.strip() == "1", (hello.stdout, hello.stderr)
+    earlier = host.run("terminal-send", "Claude", "what is 5 times 5?")
+    assert earlier.returncode == 0, earlier.stderr
+    wait_until(lambda: agent_state(host, "Claude") == "working", what="Claude at work on the earlier message")
+    relay = host.run("ask", "-q", "@Claude what is 3 times 3?", timeout=90)
+    assert relay.returncode == 0 and relay.stdout.strip() == "9", (relay.stdout, relay.stderr)
+    logged = [json.loads(line)["text"] for line in log.read_text().splitlines()]
+    assert logged[:2] == ["1", "25"], logged

@@ -50,7 +50,9 @@ class PeerWatch:
         result = delivery.summary()
         outcome: dict[str, Any] = {"screen_changed": bool(result.get("changed"))}
         if delivery.queued:
-            outcome.update(delivery="delivered", queued_s=round(result["queued_ms"] / 1000, 1))
+            # (to the hundredth: a relay tells the peer's answers to earlier messages, which came
+            # while this one waited, from the reply to this one by it)
+            outcome.update(delivery="delivered", queued_s=round(result["queued_ms"] / 1000, 2))
         if result.get("submitted") is False:
             outcome["note"] = f"{handle.name} did not show that it took the Enter; read_terminal to check"
         return outcome

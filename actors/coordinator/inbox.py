@@ -1,7 +1,12 @@
-"""Peer messages that arrive while a coordinator run is active; a pending `wait` wakes at once."""
+"""Peer messages that arrive while a coordinator run is active; a pending `wait` wakes at once.
+
+Each message is kept with the moment it arrived (not shown to the model): a relay tells what a
+peer said before its question was typed -- the answer to an earlier one -- from its reply.
+"""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any, Callable
@@ -13,10 +18,12 @@ class PeerInbox:
     def __init__(self) -> None:
         self._cv = threading.Condition()
         self._messages: list[dict[str, Any]] = []
+        self._arrived: list[float] = []  # when each of `_messages` arrived (monotonic)
 
     def put(self, sender: str, text: str, verified: bool) -> None:
         with self._cv:
             self._messages.append({"from": sender, "text": text, "verified": verified})
+            self._arrived.append(time.monotonic())
             self._cv.notify_all()
 
     def wake(self) -> None:
@@ -29,8 +36,11 @@ class PeerInbox:
 
     def drain(self) -> list[dict[str, Any]]:
         with self._cv:
-            messages, self._messages = self._messages, []
-            return messages
+            return self._take_all()
+
+    def _take_all(self) -> list[dict[str, Any]]:
+        messages, self._messages, self._arrived = self._messages, [], []
+        return messages
 
     def wait(self, seconds: float, cancel: threading.Event) -> list[dict[str, Any]]:
         deadline = time.monotonic() + seconds
@@ -40,8 +50,7 @@ class PeerInbox:
                 if left <= 0:
                     break
                 self._cv.wait(left)
-            messages, self._messages = self._messages, []
-            return messages
+            return self._take_all()
 
     def wait_for(self, senders: Callable[[], set[str]], seconds: float,
                  cancel: threading.Event) -> dict[str, Any] | None:
@@ -54,6 +63,7 @@ class PeerInbox:
             with self._cv:
                 for index, message in enumerate(self._messages):
                     if message["from"].casefold() in wanted:
+                        del self._arrived[index]
                         return self._messages.pop(index)
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -61,16 +71,20 @@ class PeerInbox:
                 self._cv.wait(min(left, 0.5))
         return None
 
-    def take_from(self, sender: str) -> list[dict[str, Any]]:
-        """Remove and return the messages already queued from `sender` (older than a question
-        about to be asked: they do not answer it)."""
-        wanted = sender.casefold()
+    def take_from(self, senders: set[str], before: float = math.inf) -> list[dict[str, Any]]:
+        """Remove and return the messages from any of `senders` (casefolded names) that arrived
+        before `before` (monotonic; by default all queued now): said before a question was
+        asked or typed, they do not answer it."""
         with self._cv:
-            taken = [m for m in self._messages if m["from"].casefold() == wanted]
-            self._messages = [m for m in self._messages if m["from"].casefold() != wanted]
-            return taken
+            taken = [i for i, (m, at) in enumerate(zip(self._messages, self._arrived))
+                     if m["from"].casefold() in senders and at < before]
+            messages = [self._messages[i] for i in taken]
+            for i in reversed(taken):
+                del self._messages[i], self._arrived[i]
+            return messages
 
     def put_back(self, messages: list[dict[str, Any]]) -> None:
-        """Queue `messages` again, ahead of newer ones."""
+        """Queue `messages` again, ahead of newer ones (as having arrived long ago)."""
         with self._cv:
             self._messages[:0] = messages
+            self._arrived[:0] = [-math.inf] * len(messages)

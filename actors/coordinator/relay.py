@@ -5,7 +5,10 @@ is not connected, through the same send filter as the coordinator's own sends), 
 peer's bot-chat reply is awaited and becomes the answer, word for word (commas and all).
 Several names (`@Claude @Codex ...`; each peer once) are asked in turn and each answer is given
 under its name. The reply is matched by tab, not by name: a peer renamed while we wait still
-answers. It needs no backend at all: talking to the Claude tab works on any machine.
+answers; and by time: the first message the peer sends after the question was typed -- a peer
+at work gets it once idle, and its answer to that earlier work, which comes meanwhile, is news
+for the coordinator's next run, not the reply. It needs no backend at all: talking to the
+Claude tab works on any machine.
 
 A relay that does not get every answer fails (`RelayFailed`, with the answers it did get): a
 peer that does not reply within `relay_timeout` (its screen is shown; exit 4), and a send that
@@ -89,28 +92,28 @@ class Relay:
     def ask(self, name: str, text: str) -> tuple[str, str]:
         """Send `text` to peer `name`: (its bot-chat reply or why there is none, "" or the ipc
         error code of the failure)."""
-        stale = self.inbox.take_from(name)  # said before this question: not its answer
+        senders = self.executor.tab_names(name)  # the tab's names, its new one too if renamed meanwhile
+        stale: list[dict[str, Any]] = []
         try:
-            return self._ask(name, text)
+            return self._ask(name, text, senders, stale)
         finally:
             self.inbox.put_back(stale)  # still news for the coordinator's next run
 
-    def _ask(self, name: str, text: str) -> tuple[str, str]:
-        senders = self.executor.tab_names(name)  # the tab's names, its new one too if renamed meanwhile
+    def _ask(self, name: str, text: str, senders: Callable[[], set[str]], stale: list[dict[str, Any]]) -> tuple[str, str]:
+        asked = time.monotonic()
         sent = self._tool("send_to_terminal", {"tab": name, "text": text})
-        early = sent.pop("peer_messages", [])  # a reply faster than the send's own check
-        reply = next((m for m in early if m["from"].casefold() in senders()), None)
-        for message in early:
-            if message is not reply:
-                self.inbox.put(message["from"], message["text"], message["verified"])
+        # What the peer said before the question was typed does not answer it: said before it was
+        # asked, or -- a peer at work gets it once idle -- its answer to an earlier message,
+        # which comes while the question waits its turn. (A reply faster than the send's own
+        # check stays in the inbox for the wait below.)
+        stale += self.inbox.take_from(senders(), before=asked + sent.get("queued_s", 0.0))
         if not sent.get("ok"):
             waiting = sent.get("peer_waiting")
             shows = f"\nIt shows:\n{waiting['screen']}" if waiting else ""
             return f"could not send to {name}: {sent.get('error')}{shows}", ipc.REFUSED
         self.publish(ToolStart(self.run_id, "wait", {"for": name, "seconds": self.timeout}))
         began = time.monotonic()
-        if reply is None:
-            reply = self.inbox.wait_for(senders, self.timeout, self.cancel)
+        reply = self.inbox.wait_for(senders, self.timeout, self.cancel)
         if self.cancel.is_set():
             raise Cancelled()
         waited = round(time.monotonic() - began, 3)
@@ -131,7 +134,8 @@ class Relay:
     def _tool(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         self.publish(ToolStart(self.run_id, tool, args))
         began = time.monotonic()
-        result = self.executor.run(Action(tool, args), run_id=self.run_id, allow_shell=False, cancel=self.cancel)
+        result = self.executor.run(Action(tool, args), run_id=self.run_id, allow_shell=False, cancel=self.cancel,
+                                   drain=False)
         duration = round(time.monotonic() - began, 3)
         self.publish(ToolEnd(self.run_id, tool, args, dict(result), duration))
         return result

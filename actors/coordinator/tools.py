@@ -41,7 +41,9 @@ class ToolExecutor:
         self._peers = PeerWatch(host)
 
     def run(self, action: Action, *, run_id: str, allow_shell: bool, cancel: threading.Event,
-            budget: Budget | None = None) -> dict[str, Any]:
+            budget: Budget | None = None, drain: bool = True) -> dict[str, Any]:
+        """`action`'s result, with the peer messages that arrived meanwhile (`peer_messages`)
+        unless not `drain` (a relay reads them from the inbox itself, by when they came)."""
         self._budget = budget
         try:
             result = getattr(self, f"_{action.tool}")(action.args, run_id, allow_shell, cancel)
@@ -53,7 +55,7 @@ class ToolExecutor:
             result = {"ok": False, "error": "the tab did not answer in time"}
         except Exception as exc:  # noqa: BLE001 - errors are results the model can act on
             result = {"ok": False, "error": f"{action.tool} failed: {exc}"}
-        if action.tool != "wait":
+        if action.tool != "wait" and drain:
             messages = self._inbox.drain()
             if messages:
                 result["peer_messages"] = messages
