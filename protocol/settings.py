@@ -98,7 +98,8 @@ class CoordinatorSettings(_Section):
     """Seconds the HTTP client waits to connect."""
 
     relay_timeout: float = Field(120.0, gt=0)
-    """Seconds `@Name ...` waits for the peer's bot-chat reply before showing its screen instead."""
+    """Seconds `@Name ...` waits for a peer at work to take the question (it is typed once the peer
+    is idle), then for its bot-chat reply, before showing its screen instead."""
 
     allow_shell: bool = False
     """Let the coordinator type into shell tabs without asking (headless hosts)."""

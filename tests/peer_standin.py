@@ -13,7 +13,8 @@ would when it follows the briefing. It prints what it does. Personas say differe
 
 `--delay S` waits S seconds before answering, as a real AI thinks -- with `--spin`, showing a
 spinner line the while, as Claude Code does (`✻ Pondering… (2s · esc to interrupt)`, redrawn
-ten times a second): its tab is then `working`; `--log FILE` appends one
+ten times a second): its tab is then `working`; `--slow "TEXT=S"` thinks S seconds instead on a
+message with TEXT in it (a long task beside quick questions); `--log FILE` appends one
 JSON line per answer with the time the bot-chat call returned (the host had the reply).
 """
 
@@ -86,6 +87,7 @@ def main() -> None:
     parser.add_argument("--persona", default="claude", choices=("claude", "codex", "silent"))
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--spin", action="store_true")
+    parser.add_argument("--slow", action="append", default=[], metavar="TEXT=S")
     parser.add_argument("--log")
     opts = parser.parse_args()
     sys.stdout.write("\x1b[?2004h")  # like real AI TUIs: ask for bracketed paste
@@ -101,7 +103,8 @@ def main() -> None:
         reply = answer(opts.persona, line)
         if reply is None:
             continue
-        think(opts.delay, opts.spin)
+        slow = [float(s) for text, _, s in (rule.rpartition("=") for rule in opts.slow) if text in line]
+        think(slow[0] if slow else opts.delay, opts.spin)
         subprocess.run(["tiki", "bot-chat", f"DONE({reply})"], check=False)
         if opts.log:
             with open(opts.log, "a", encoding="utf-8") as handle:

@@ -162,3 +162,26 @@ def test_a_relay_to_a_peer_still_answering_an_earlier_message_gets_its_own_answe
     assert relay.returncode == 0 and relay.stdout.strip() == "9", (relay.stdout, relay.stderr)
     logged = [json.loads(line)["text"] for line in log.read_text().splitlines()]
     assert logged[:2] == ["1", "25"], logged
+
+
+def test_a_relay_to_a_peer_at_work_for_longer_than_the_relay_waits_says_so(serve, tiki_env, tmp_path):
+    """The question waits for the peer to be idle as long as the relay waits for a reply
+    (`relay_timeout`). It waited 30 s at most before, then the relay took the next message for
+    the reply: a peer at work for minutes -- an agent on a long task -- had its task's answer
+    printed as the answer to the question. Now the relay says the peer was at work all along;
+    the question is typed once it is idle, and its answer goes to the coordinator."""
+    relay_timeout(tiki_env, 4)
+    log = tmp_path / "answers.jsonl"
+    host = serve(peer("Claude", "--delay", "0.5", "--slow", "5 times 5=9", "--spin", "--log", str(log)),
+                 env={**tiki_env, **NO_BACKEND})
+    host.wait_text("Claude", "stand-in ready")
+    hello = host.run("ask", "-q", "@Claude what is 1 times 1?", timeout=60)  # (the handshake, first)
+    assert hello.stdout.strip() == "1", (hello.stdout, hello.stderr)
+    assert host.run("terminal-send", "Claude", "what is 5 times 5?").returncode == 0
+    wait_until(lambda: agent_state(host, "Claude") == "working", what="Claude at work on the earlier message")
+    relay = host.run("ask", "-q", "@Claude what is 3 times 3?", timeout=60)
+    assert relay.returncode == 4, (relay.returncode, relay.stdout, relay.stderr)
+    assert "Claude was at work for all of 4 s" in relay.stderr and "25" not in relay.stdout, relay.stderr
+    logged = lambda: [json.loads(line)["text"] for line in log.read_text().splitlines()]  # noqa: E731
+    wait_until(lambda: "9" in logged(), 30, what="the question typed once Claude was idle, and answered")
+    assert logged() == ["1", "25", "9"], logged()

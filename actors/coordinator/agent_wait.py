@@ -2,7 +2,7 @@
 be idle, and a `wait` that wakes when a tab starts waiting for its user.
 
 - `send`: through the tab's outbox (actors/tabs/outbox). Into a working agent the text is
-  queued; the tool waits up to `SEND_WAIT` s for it to be typed (the run's cancel ends that at
+  queued; the tool waits up to `SEND_WAIT` s (a relay: `relay_timeout`) for it to be typed (the run's cancel ends that at
   once), then says `delivery: delivered` (and how long it was queued) or `queued` (the host
   types it later; the model should `wait` for the answer). An agent waiting for its user raises
   `PeerWaiting`: the caller turns it into a result with the screen that shows the question.
@@ -32,14 +32,14 @@ class PeerWatch:
         self._host = host
         self._told: set[tuple[int, float]] = set()  # (tab id, since) of waiting spells already reported
 
-    def send(self, handle: Any, text: str, cancel: threading.Event) -> dict[str, Any]:
+    def send(self, handle: Any, text: str, cancel: threading.Event, wait: float = SEND_WAIT) -> dict[str, Any]:
         outbox = handle.terminal.outbox().get(timeout=ASK)
         try:
             delivery = outbox.submit(text, name=handle.name)
         except PeerWaiting:
             self._told.add((handle.id, handle.terminal.agent().get(timeout=ASK).view.since))
             raise
-        deadline = time.monotonic() + SEND_WAIT
+        deadline = time.monotonic() + wait
         while not delivery.wait(0.1):
             if cancel.is_set() or time.monotonic() > deadline:
                 return {"screen_changed": False, "delivery": "queued",

@@ -101,7 +101,7 @@ class Relay:
 
     def _ask(self, name: str, text: str, senders: Callable[[], set[str]], stale: list[dict[str, Any]]) -> tuple[str, str]:
         asked = time.monotonic()
-        sent = self._tool("send_to_terminal", {"tab": name, "text": text})
+        sent = self._tool("send_to_terminal", {"tab": name, "text": text}, send_wait=self.timeout)
         # What the peer said before the question was typed does not answer it: said before it was
         # asked, or -- a peer at work gets it once idle -- its answer to an earlier message,
         # which comes while the question waits its turn. (A reply faster than the send's own
@@ -111,6 +111,11 @@ class Relay:
             waiting = sent.get("peer_waiting")
             shows = f"\nIt shows:\n{waiting['screen']}" if waiting else ""
             return f"could not send to {name}: {sent.get('error')}{shows}", ipc.REFUSED
+        if sent.get("delivery") == "queued":  # at work all along: whatever it says is about that work
+            stale += self.inbox.take_from(senders())
+            return self._no_reply(name, senders, (
+                f"{name} was at work for all of {self.timeout:g} s (relay_timeout): the question waits its "
+                "turn and is typed once it is idle; its answer then goes to the coordinator"))
         self.publish(ToolStart(self.run_id, "wait", {"for": name, "seconds": self.timeout}))
         began = time.monotonic()
         reply = self.inbox.wait_for(senders, self.timeout, self.cancel)
@@ -123,19 +128,22 @@ class Relay:
         if reply is not None:
             answer = reply["text"] if reply.get("verified", True) else f"{reply['text']} (unverified sender)"
             return answer, ""
+        # bot-chat refuses a message over MAX_CHAT_MESSAGE on the peer's side: it cannot reach us
+        return self._no_reply(name, senders, (
+            f"no reply from {name} within {self.timeout:g} s (relay_timeout; a bot-chat reply over "
+            f"{MAX_CHAT_MESSAGE // 1024} KB is refused and never arrives)"))
+
+    def _no_reply(self, name: str, senders: Callable[[], set[str]], why: str) -> tuple[str, str]:
+        """A timeout: `why`, and what the peer's screen shows."""
         renamed = max(senders() - {name.casefold()}, default=name)  # its screen is under its new name
         screen = self._tool("read_terminal", {"tab": renamed, "lines": 15})
-        name = screen.get("tab", name)
-        # bot-chat refuses a message over MAX_CHAT_MESSAGE on the peer's side: it cannot reach us
-        return (f"no reply from {name} within {self.timeout:g} s (relay_timeout; a bot-chat reply over "
-                f"{MAX_CHAT_MESSAGE // 1024} KB is refused and never arrives); its screen shows:\n"
-                + screen.get("text", screen.get("error", ""))), ipc.TIMEOUT
+        return f"{why}; its screen shows:\n" + screen.get("text", screen.get("error", "")), ipc.TIMEOUT
 
-    def _tool(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _tool(self, tool: str, args: dict[str, Any], **how: Any) -> dict[str, Any]:
         self.publish(ToolStart(self.run_id, tool, args))
         began = time.monotonic()
         result = self.executor.run(Action(tool, args), run_id=self.run_id, allow_shell=False, cancel=self.cancel,
-                                   drain=False)
+                                   drain=False, **how)
         duration = round(time.monotonic() - began, 3)
         self.publish(ToolEnd(self.run_id, tool, args, dict(result), duration))
         return result

@@ -22,7 +22,7 @@ import pykka
 from ...protocol.toolcall import Action
 from ..errors import TikiError
 from ..tabs.outbox import PeerWaiting
-from .agent_wait import PeerWatch
+from .agent_wait import SEND_WAIT, PeerWatch
 from .consent import Consent
 from .inbox import PeerInbox
 from .limits import ASK
@@ -38,13 +38,15 @@ class ToolExecutor:
         self._inbox = inbox
         self._send_filter = send_filter
         self._budget: Budget | None = None
+        self._send_wait = SEND_WAIT
         self._peers = PeerWatch(host)
 
     def run(self, action: Action, *, run_id: str, allow_shell: bool, cancel: threading.Event,
-            budget: Budget | None = None, drain: bool = True) -> dict[str, Any]:
+            budget: Budget | None = None, drain: bool = True, send_wait: float = SEND_WAIT) -> dict[str, Any]:
         """`action`'s result, with the peer messages that arrived meanwhile (`peer_messages`)
-        unless not `drain` (a relay reads them from the inbox itself, by when they came)."""
-        self._budget = budget
+        unless not `drain` (a relay reads them from the inbox itself, by when they came). A
+        send into a working agent waits up to `send_wait` s for its text to be typed."""
+        self._budget, self._send_wait = budget, send_wait
         try:
             result = getattr(self, f"_{action.tool}")(action.args, run_id, allow_shell, cancel)
         except TikiError as exc:
@@ -121,7 +123,7 @@ class ToolExecutor:
         if handle.role != "shell":
             text = filtered
         try:
-            outcome = self._peers.send(handle, text, cancel)
+            outcome = self._peers.send(handle, text, cancel, self._send_wait)
         except PeerWaiting as exc:
             self._unsent(handle)
             return {"ok": False, "error": exc.message.split(" It shows:")[0],
