@@ -114,7 +114,7 @@ class Relay:
         if sent.get("delivery") == "queued":  # at work all along: whatever it says is about that work
             stale += self.inbox.take_from(senders())
             return self._no_reply(name, senders, (
-                f"{name} was at work for all of {self.timeout:g} s (relay_timeout): the question waits its "
+                f"{{name}} was at work for all of {self.timeout:g} s (relay_timeout): the question waits its "
                 "turn and is typed once it is idle; its answer then goes to the coordinator"))
         self.publish(ToolStart(self.run_id, "wait", {"for": name, "seconds": self.timeout}))
         began = time.monotonic()
@@ -130,13 +130,14 @@ class Relay:
             return answer, ""
         # bot-chat refuses a message over MAX_CHAT_MESSAGE on the peer's side: it cannot reach us
         return self._no_reply(name, senders, (
-            f"no reply from {name} within {self.timeout:g} s (relay_timeout; a bot-chat reply over "
+            f"no reply from {{name}} within {self.timeout:g} s (relay_timeout; a bot-chat reply over "
             f"{MAX_CHAT_MESSAGE // 1024} KB is refused and never arrives)"))
 
     def _no_reply(self, name: str, senders: Callable[[], set[str]], why: str) -> tuple[str, str]:
-        """A timeout: `why`, and what the peer's screen shows."""
+        """A timeout: `why` (its `{name}` the peer's name now), and what the peer's screen shows."""
         renamed = max(senders() - {name.casefold()}, default=name)  # its screen is under its new name
         screen = self._tool("read_terminal", {"tab": renamed, "lines": 15})
+        why = why.format(name=screen.get("tab", name))
         return f"{why}; its screen shows:\n" + screen.get("text", screen.get("error", "")), ipc.TIMEOUT
 
     def _tool(self, tool: str, args: dict[str, Any], **how: Any) -> dict[str, Any]:
