@@ -4,8 +4,9 @@ be idle, and a `wait` that wakes when a tab starts waiting for its user.
 - `send`: through the tab's outbox (actors/tabs/outbox). Into a working agent the text is
   queued; the tool waits up to `SEND_WAIT` s (a relay: its `relay_timeout`) for it to be typed
   (the run's cancel ends that at once), then says `delivery: delivered` (and how long it was
-  queued) or `queued` (the host types it later; the model should `wait` for the answer). An agent waiting for its user raises
-  `PeerWaiting`: the caller turns it into a result with the screen that shows the question.
+  queued) or `queued` (the host types it later; the model should `wait` for the answer). An
+  agent waiting for its user raises `PeerWaiting`: the caller turns it into a result with the
+  screen that shows the question.
 - `wait`: wakes early for a peer message (as before) or when a tab enters `waiting`, with
   `{"tab": ..., "screen": ...}`, so the coordinator can tell the user what is being asked
   instead of waiting blindly. Each waiting spell is reported once (a tab that was already
