@@ -165,3 +165,18 @@ def test_a_title_left_behind_does_not_make_a_shell_an_agent(rulebook):
     assert (shell.kind, shell.state, shell.rule) == ("shell", "idle", "prompt")
     wrapped = AgentStateDetector(rulebook).evaluate(ScreenFacts(command=["node", "cli.js"], **facts))
     assert wrapped.kind == "claude"
+
+
+def test_codex_is_working_by_its_own_status_line_not_by_a_message_that_quotes_another_agents(rulebook):
+    """Codex's status line is "• Working (7s • esc to interrupt)". A message in its transcript
+    that quotes another agent's spinner -- a coordinator that pastes Claude's screen into Codex,
+    a toy model in the field run did it over and over -- made an idle Codex `working` while the
+    quote stayed in its bottom rows, and every send to it waited for it to be idle."""
+    detector = AgentStateDetector(rulebook)
+    rows = ["› what does Claude show? ✻ Pondering… (3s · esc to interrupt)", "", "• It shows a spinner.", "",
+            "› Ask Codex to do anything", "", "  gpt-5-codex default · /tmp/x", "  ← for agents · ? for shortcuts"]
+    facts = ScreenFacts(rows, (4, 2, True), "", now=NOW, last_output_at=NOW - 30, command=["codex"])
+    assert detector.evaluate(facts)[:2] == ("idle", "composer")
+    rows[2:4] = ["• Working (7s • esc to interrupt)", ""]
+    facts = ScreenFacts(rows, (4, 2, True), "", now=NOW, last_output_at=NOW - 30, command=["codex"])
+    assert detector.evaluate(facts)[:2] == ("working", "interrupt-hint")
