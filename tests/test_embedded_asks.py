@@ -24,7 +24,7 @@ pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs the embedded extra"),
 ]
 
-PEER = peer("Claude", "--delay", "0.5")
+PEER = peer("Claude", "--delay", "0.5", "--spin")  # (thinking, it shows a spinner, as Claude Code does)
 ASKS = [
     "What tabs are open?",
     "Ask Claude what 6 times 7 is and tell me the answer.",
@@ -37,7 +37,11 @@ ASKS = [
     "What is in the Claude tab?",
     "List the terminals, then say done.",
 ]
-BAD = re.compile(r"context|exceed|internal error|Traceback|not JSON", re.I)
+# A context error as tikitaka words it (protocol/llm_errors.py) or a backend does -- not the
+# word "context" alone: a tool result cut to its budget says "left out to fit the context",
+# which a full-size run shows on the progress lines.
+BAD = re.compile(r"longer than the model's context|context_length_exceeded|exceeds? (?:the )?(?:context|maximum)"
+                 r"|maximum context|internal error|Traceback|not JSON", re.I)
 
 
 def models() -> list[tuple[str, str]]:
