@@ -13,7 +13,9 @@ would when it follows the briefing. It prints what it does. Personas say differe
 
 `--delay S` waits S seconds before answering, as a real AI thinks -- with `--spin`, showing a
 spinner line the while, as Claude Code does (`✻ Pondering… (2s · esc to interrupt)`, redrawn
-ten times a second): its tab is then `working`; `--slow "TEXT=S"` thinks S seconds instead on a
+ten times a second), Claude Code's titles (`✳ Claude Code`, `⠂ Claude Code` at work) and its
+footer at rest (`? for shortcuts`): its tab is then Claude's, `working` while it thinks and
+`idle` after; `--slow "TEXT=S"` thinks S seconds instead on a
 message with TEXT in it (a long task beside quick questions); `--log FILE` appends one
 JSON line per answer with the time the bot-chat call returned (the host had the reply).
 """
@@ -70,6 +72,7 @@ def think(seconds: float, spin: bool) -> None:
         time.sleep(seconds)
         return
     began = time.monotonic()
+    sys.stdout.write("\x1b]0;\u2802 Claude Code\x07")  # the title Claude Code sets while it works
     for tick in itertools.count():
         left = seconds - (time.monotonic() - began)
         if left <= 0:
@@ -78,6 +81,8 @@ def think(seconds: float, spin: bool) -> None:
         sys.stdout.write(f"\r\x1b[2K{glyph} Pondering… ({int(time.monotonic() - began)}s · esc to interrupt)")
         sys.stdout.flush()
         time.sleep(min(0.1, left))
+    # The spinner's line goes; its title stays until the answer is sent (Claude Code calls
+    # bot-chat inside its turn, and what the call prints goes on a line of its own).
     sys.stdout.write("\r\x1b[2K")
     sys.stdout.flush()
 
@@ -91,7 +96,13 @@ def main() -> None:
     parser.add_argument("--log")
     opts = parser.parse_args()
     sys.stdout.write("\x1b[?2004h")  # like real AI TUIs: ask for bracketed paste
+    if opts.spin:  # (Claude Code's title: its tab is told apart as Claude's by it)
+        sys.stdout.write("\x1b]0;\u2733 Claude Code\x07")
     print(f"stand-in ready ({opts.persona})", flush=True)
+    # (and its footer at rest: "? for shortcuts" under the input box)
+    rest = (lambda: print("\x1b]0;\u2733 Claude Code\x07  ? for shortcuts", flush=True)) if opts.spin \
+        else (lambda: None)
+    rest()
     for line in messages(sys.stdin):
         # what arrived in this one message, on one line, in a form that survives the screen's wrapping
         header = ("You are " + os.environ.get("TIKI_TAB", "?")) in line
@@ -102,6 +113,7 @@ def main() -> None:
             print("acked", flush=True)
         reply = answer(opts.persona, line)
         if reply is None:
+            rest()
             continue
         slow = [float(s) for text, _, s in (rule.rpartition("=") for rule in opts.slow) if text in line]
         think(slow[0] if slow else opts.delay, opts.spin)
@@ -110,6 +122,7 @@ def main() -> None:
             with open(opts.log, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"replied": time.time(), "text": reply}) + "\n")
         print("answered", flush=True)
+        rest()
 
 
 if __name__ == "__main__":

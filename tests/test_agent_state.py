@@ -180,3 +180,16 @@ def test_codex_is_working_by_its_own_status_line_not_by_a_message_that_quotes_an
     rows[2:4] = ["• Working (7s • esc to interrupt)", ""]
     facts = ScreenFacts(rows, (4, 2, True), "", now=NOW, last_output_at=NOW - 30, command=["codex"])
     assert detector.evaluate(facts)[:2] == ("working", "interrupt-hint")
+
+
+def test_claude_is_working_by_its_own_status_row_not_by_a_message_that_quotes_it(rulebook):
+    """The same for Claude Code: its row under the input box starts "esc to interrupt · ";
+    a message above the box quoting another agent's status line does not make it work."""
+    detector = AgentStateDetector(rulebook)
+    rows = ["> what does Codex show? • Working (7s • esc to interrupt)", "", "● It shows that it works.", "",
+            "─" * 20, "❯ ", "─" * 20, "  ? for shortcuts"]
+    facts = ScreenFacts(rows, (5, 2, True), "", now=NOW, last_output_at=NOW - 30, command=["claude"])
+    assert detector.evaluate(facts)[:2] == ("idle", "input-box")
+    rows[7] = "  esc to interrupt · ← for agents"
+    facts = ScreenFacts(rows, (5, 2, True), "", now=NOW, last_output_at=NOW - 30, command=["claude"])
+    assert detector.evaluate(facts)[:2] == ("working", "interrupt-hint")
