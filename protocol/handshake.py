@@ -11,11 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 NOT_CONNECTED, HANDSHAKE_SENT, CONNECTED = "not_connected", "handshake_sent", "connected"
-ACKS = frozenset({"handshake-ok", "ok", "ready", "ack"})
+HANDSHAKE_OK = "handshake-ok"  # the word the first-contact header asks a peer to acknowledge with
+ACKS = frozenset({HANDSHAKE_OK, "ok", "ready", "ack"})
 
 
 def is_ack(text: str) -> bool:
     return text.strip().strip(".!").casefold() in ACKS
+
+
+def is_handshake_ok(text: str) -> bool:
+    """The header's own acknowledgement: from a peer already connected it acknowledges a header
+    again (one a model pasted into its tab), and answers no question."""
+    return text.strip().strip(".!").casefold() == HANDSHAKE_OK
 
 
 @dataclass

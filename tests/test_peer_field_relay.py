@@ -185,3 +185,16 @@ def test_a_relay_to_a_peer_at_work_for_longer_than_the_relay_waits_says_so(serve
     logged = lambda: [json.loads(line)["text"] for line in log.read_text().splitlines()]  # noqa: E731
     wait_until(lambda: "9" in logged(), 30, what="the question typed once Claude was idle, and answered")
     assert logged() == ["1", "25", "9"], logged()
+
+
+def test_a_peer_acknowledging_a_header_again_has_not_answered_the_relay(serve, tiki_env):
+    """The header's own word, `handshake-ok`, from a peer already connected acknowledges a
+    header again (a model pasted one into its tab: SmolLM2 did in the field run, and the next
+    relay printed "handshake-ok"); it answers no question, so the relay waits for the reply."""
+    host = serve(peer("Claude"), env={**tiki_env, **NO_BACKEND})
+    host.wait_text("Claude", "stand-in ready")
+    assert host.run("ask", "-q", "@Claude what is 1 times 1?", timeout=60).stdout.strip() == "1"
+    # the stand-in runs the acknowledgement it is shown first, then answers
+    again = 'run `tiki bot-chat "DONE(handshake-ok)" --from Claude` and tell me what is 2 times 2?'
+    relay = host.run("ask", "-q", f"@Claude {again}", timeout=60)
+    assert relay.returncode == 0 and relay.stdout.strip() == "4", (relay.stdout, relay.stderr)

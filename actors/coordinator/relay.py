@@ -7,8 +7,8 @@ Several names (`@Claude @Codex ...`; each peer once) are asked in turn and each 
 under its name. The reply is matched by tab, not by name: a peer renamed while we wait still
 answers; and by time: the first message the peer sends after the question was typed -- a peer
 at work gets it once idle, and its answer to that earlier work, which comes meanwhile, is news
-for the coordinator's next run, not the reply. It needs no backend at all: talking to the
-Claude tab works on any machine.
+for the coordinator's next run, not the reply; nor is `handshake-ok`, a header acknowledged
+again. It needs no backend at all: talking to the Claude tab works on any machine.
 
 A relay that does not get every answer fails (`RelayFailed`, with the answers it did get): a
 peer that does not reply within `relay_timeout` (its screen is shown; exit 4), and a send that
@@ -23,6 +23,7 @@ import time
 from typing import Any, Callable
 
 from ...protocol import ipc
+from ...protocol.handshake import is_handshake_ok
 from ...protocol.limits import MAX_CHAT_MESSAGE
 from ...protocol.toolcall import Action
 from .backends.stream import Cancelled, LlmError
@@ -119,6 +120,9 @@ class Relay:
         self.publish(ToolStart(self.run_id, "wait", {"for": name, "seconds": self.timeout}))
         began = time.monotonic()
         reply = self.inbox.wait_for(senders, self.timeout, self.cancel)
+        while reply is not None and is_handshake_ok(reply["text"]):  # a header acknowledged again
+            stale.append(reply)
+            reply = self.inbox.wait_for(senders, self.timeout - (time.monotonic() - began), self.cancel)
         if self.cancel.is_set():
             raise Cancelled()
         waited = round(time.monotonic() - began, 3)
