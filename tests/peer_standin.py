@@ -1,23 +1,23 @@
 """A scripted stand-in for a CLI AI, run as a peer tab's program in tests and in
 `bench/coordinator_eval.py`.
 
-It reads what is typed into it -- a line typed, or a bracketed paste of any number of lines,
-as one message, as Claude Code and Codex take it --, runs the acknowledgement
-command the first-contact header tells it to, and answers through bot-chat, as Claude Code
-would when it follows the briefing. It prints what it does. Personas say different things:
+It reads what is typed into it -- a line typed, or a bracketed paste of any number of lines as
+one message, as Claude Code and Codex take it --, runs the acknowledgement command the
+first-contact header tells it to, and answers through bot-chat, as Claude Code would when it
+follows the briefing. It prints what it does. Personas say different things:
 
 - `claude` (default): answers "what is A times B" (6 times 7 is "42, obviously (six sevens)",
   commas and all); anything else gets "I can only multiply".
 - `codex`: takes notes: answers every message with "noted: <the message>".
 - `silent`: acknowledges the handshake, then never answers.
 
-`--delay S` waits S seconds before answering, as a real AI thinks -- with `--spin`, showing a
-spinner line the while, as Claude Code does (`✻ Pondering… (2s · esc to interrupt)`, redrawn
-ten times a second), Claude Code's titles (`✳ Claude Code`, `⠂ Claude Code` at work) and its
-footer at rest (`? for shortcuts`): its tab is then Claude's, `working` while it thinks and
-`idle` after; `--slow "TEXT=S"` thinks S seconds instead on a
-message with TEXT in it (a long task beside quick questions); `--log FILE` appends one
-JSON line per answer with the time the bot-chat call returned (the host had the reply).
+`--delay S` waits S seconds before answering, as a real AI thinks. With `--spin` it shows what
+Claude Code shows meanwhile -- a spinner line (`✻ Pondering… (2s · esc to interrupt)`, redrawn
+ten times a second) and the title `⠂ Claude Code` until the answer is sent -- and at rest the
+title `✳ Claude Code` and the footer `? for shortcuts`: its tab is then Claude's, `working`
+while it thinks and `idle` after. `--slow "TEXT=S"` thinks S seconds instead on a message with
+TEXT in it (a long task beside quick questions). `--log FILE` appends one JSON line per answer
+with the time the bot-chat call returned (the host had the reply).
 """
 
 from __future__ import annotations
