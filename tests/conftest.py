@@ -37,7 +37,8 @@ from harness import (  # noqa: F401 - test modules import these from here too
 # The suite's own knobs, for a longer or seeded run by hand (TIKI_FUZZ_UI=20000, TIKI_VT_SEED=7,
 # TIKI_FIELD_CTX=8192: each test's docstring offers its own): not tikitaka's, so they stay.
 KNOBS = ("TIKI_FUZZ_", "TIKI_FIELD_", "TIKI_VT_")
-INHERITED = {k: v for k, v in os.environ.items() if k.startswith("TIKI_") and not k.startswith(KNOBS)}  # the user's, never used
+# the user's own, never used
+INHERITED = {k: v for k, v in os.environ.items() if k.startswith("TIKI_") and not k.startswith(KNOBS)}
 # The shell every tab and pane a test opens without a command runs: bash without the rc files
 # of whoever runs the suite (tests/shell/bash says why).
 SHELL = str(Path(__file__).parent / "shell" / "bash")

@@ -100,7 +100,8 @@ class Relay:
         finally:
             self.inbox.put_back(stale)  # still news for the coordinator's next run
 
-    def _ask(self, name: str, text: str, senders: Callable[[], set[str]], stale: list[dict[str, Any]]) -> tuple[str, str]:
+    def _ask(self, name: str, text: str, senders: Callable[[], set[str]],
+             stale: list[dict[str, Any]]) -> tuple[str, str]:
         asked = time.monotonic()
         sent = self._tool("send_to_terminal", {"tab": name, "text": text}, send_wait=self.timeout)
         # What the peer said before the question was typed does not answer it: said before it was
