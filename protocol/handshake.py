@@ -15,14 +15,18 @@ HANDSHAKE_OK = "handshake-ok"  # the word the first-contact header asks a peer t
 ACKS = frozenset({HANDSHAKE_OK, "ok", "ready", "ack"})
 
 
+def _word(text: str) -> str:
+    return text.strip().strip(".!").casefold()
+
+
 def is_ack(text: str) -> bool:
-    return text.strip().strip(".!").casefold() in ACKS
+    return _word(text) in ACKS
 
 
 def is_handshake_ok(text: str) -> bool:
     """The header's own acknowledgement: from a peer already connected it acknowledges a header
     again (one a model pasted into its tab), and answers no question."""
-    return text.strip().strip(".!").casefold() == HANDSHAKE_OK
+    return _word(text) == HANDSHAKE_OK
 
 
 @dataclass

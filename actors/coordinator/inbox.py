@@ -17,13 +17,11 @@ class PeerInbox:
 
     def __init__(self) -> None:
         self._cv = threading.Condition()
-        self._messages: list[dict[str, Any]] = []
-        self._arrived: list[float] = []  # when each of `_messages` arrived (monotonic)
+        self._queue: list[tuple[float, dict[str, Any]]] = []  # (when it arrived, monotonic; the message)
 
     def put(self, sender: str, text: str, verified: bool) -> None:
         with self._cv:
-            self._messages.append({"from": sender, "text": text, "verified": verified})
-            self._arrived.append(time.monotonic())
+            self._queue.append((time.monotonic(), {"from": sender, "text": text, "verified": verified}))
             self._cv.notify_all()
 
     def wake(self) -> None:
@@ -32,20 +30,20 @@ class PeerInbox:
 
     def pending(self) -> int:
         with self._cv:
-            return len(self._messages)
+            return len(self._queue)
 
     def drain(self) -> list[dict[str, Any]]:
         with self._cv:
             return self._take_all()
 
     def _take_all(self) -> list[dict[str, Any]]:
-        messages, self._messages, self._arrived = self._messages, [], []
-        return messages
+        queue, self._queue = self._queue, []
+        return [message for _, message in queue]
 
     def wait(self, seconds: float, cancel: threading.Event) -> list[dict[str, Any]]:
         deadline = time.monotonic() + seconds
         with self._cv:
-            while not self._messages and not cancel.is_set():
+            while not self._queue and not cancel.is_set():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -61,10 +59,9 @@ class PeerInbox:
         while not cancel.is_set():
             wanted = senders()
             with self._cv:
-                for index, message in enumerate(self._messages):
+                for index, (_, message) in enumerate(self._queue):
                     if message["from"].casefold() in wanted:
-                        del self._arrived[index]
-                        return self._messages.pop(index)
+                        return self._queue.pop(index)[1]
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -76,15 +73,17 @@ class PeerInbox:
         before `before` (monotonic; by default all queued now): said before a question was
         asked or typed, they do not answer it."""
         with self._cv:
-            taken = [i for i, (m, at) in enumerate(zip(self._messages, self._arrived))
-                     if m["from"].casefold() in senders and at < before]
-            messages = [self._messages[i] for i in taken]
-            for i in reversed(taken):
-                del self._messages[i], self._arrived[i]
-            return messages
+            taken: list[dict[str, Any]] = []
+            kept: list[tuple[float, dict[str, Any]]] = []
+            for at, message in self._queue:
+                if message["from"].casefold() in senders and at < before:
+                    taken.append(message)
+                else:
+                    kept.append((at, message))
+            self._queue = kept
+            return taken
 
     def put_back(self, messages: list[dict[str, Any]]) -> None:
         """Queue `messages` again, ahead of newer ones (as having arrived long ago)."""
         with self._cv:
-            self._messages[:0] = messages
-            self._arrived[:0] = [-math.inf] * len(messages)
+            self._queue[:0] = [(-math.inf, message) for message in messages]
